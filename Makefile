@@ -1,0 +1,45 @@
+# mrc-p4 — entry points.  `make run` is the main job, `make test` the test suite.
+# Both create .venv from the pinned requirements.txt on first use.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+# P4 programs checked by `make run`; shared headers live in p4src/include.
+P4_PROGRAMS := $(wildcard p4src/*.p4 examples/*.p4)
+P4_INCLUDES := $(if $(wildcard p4src/include),-I p4src/include)
+
+.PHONY: setup test lint run
+
+setup: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when the pins or the package metadata change.
+$(STAMP): requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+lint: setup
+	$(BIN)/ruff check .
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q
+
+# Main job.  For now: parse and type-check every P4 program with our frontend.
+run: setup
+	@if [ -z "$(strip $(P4_PROGRAMS))" ]; then \
+	    echo "make run: no P4 programs yet (looked for p4src/*.p4 and examples/*.p4); nothing to check."; \
+	    exit 0; \
+	fi; \
+	failed=0; \
+	for prog in $(P4_PROGRAMS); do \
+	    echo "check $$prog $(P4_INCLUDES)"; \
+	    $(BIN)/python -m behavioral_model check $$prog $(P4_INCLUDES) || failed=$$((failed + 1)); \
+	done; \
+	if [ $$failed -ne 0 ]; then echo "make run: $$failed program(s) failed the check"; exit 1; fi; \
+	echo "make run: checked $(words $(P4_PROGRAMS)) program(s): $(P4_PROGRAMS)"

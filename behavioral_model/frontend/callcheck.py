@@ -1,0 +1,377 @@
+"""Typing of calls (spec 6.8.1, 8.20): actions, functions, extern functions and methods
+with generic type inference, built-in methods of headers, stacks, tables and types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import ast
+from .errors import P4TypeError
+from .scope import Scope, TypeParamDecl
+from .types import (
+    ActionT,
+    ApplyResultT,
+    BoolT,
+    ControlT,
+    DontCareT,
+    ExternT,
+    FunctionT,
+    HeaderT,
+    HeaderUnionT,
+    IntT,
+    ParserT,
+    StackT,
+    StructLike,
+    TableT,
+    TupleT,
+    Type,
+    TypeVar,
+    VoidT,
+    width_of,
+)
+
+
+@dataclass
+class CallTarget:
+    """What a call invokes, resolved once by the checker for the pipeline compiler.
+
+    kind: 'action', 'function', 'extern_function', 'extern_method', 'table_apply',
+    'apply' (a parser/control instance), or 'builtin' (isValid, setValid, setInvalid,
+    push_front, pop_front, minSizeInBits, ...). `params` are the callee's parameters with
+    `args` aligned to them (None for an omitted optional argument)."""
+
+    kind: str
+    name: str
+    decl: Any = None
+    params: list[ast.Parameter] = field(default_factory=list)
+    args: list[ast.Expression | None] = field(default_factory=list)
+    bindings: dict[str, Type] = field(default_factory=dict)
+    receiver: ast.Expression | None = None
+    const_value: int | None = None
+
+
+SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes")
+
+
+class CallChecker:
+    def __init__(self, exprs: Any) -> None:
+        self.exprs = exprs
+        self.resolver = exprs.resolver
+
+    def callable_type(self, decl: Any) -> Type:
+        if isinstance(decl, ast.ActionDecl):
+            return ActionT(decl.name, decl)
+        return FunctionT(decl.name, decl)
+
+    # -- calls ----------------------------------------------------------------------
+    def check_call(self, call: ast.MethodCallExpr, scope: Scope, expected: Type | None) -> Type:
+        func = call.func
+        if isinstance(func, ast.MemberExpr):
+            return self._method_call(call, func, scope, expected)
+        if isinstance(func, ast.PathExpr):
+            where = scope.root() if func.dot_prefix else scope
+            decls = where.lookup_all(func.name)
+            if not decls:
+                raise P4TypeError(f"'{func.name}' is not declared", func.loc)
+            func.decl = decls[0]
+            first = decls[0]
+            if isinstance(first, ast.ActionDecl):
+                func.type = ActionT(first.name, first)
+                self._bind_args(call, first.params, scope, {}, first.name, kind="action")
+                call.target.decl = first
+                return VoidT()
+            if isinstance(first, ast.FunctionDecl | ast.ExternFunctionDecl):
+                decl = self._pick_overload(decls, call, func.name)
+                func.type = FunctionT(decl.name, decl)
+                kind = "function" if isinstance(decl, ast.FunctionDecl) else "extern_function"
+                return self._generic_call(call, decl, scope, {}, kind, expected)
+            raise P4TypeError(f"'{func.name}' is not callable", func.loc)
+        raise P4TypeError("this expression cannot be called", call.loc)
+
+    def _pick_overload(self, decls: list[Any], call: ast.MethodCallExpr, name: str) -> Any:
+        n = len(call.args)
+        names = {a.name for a in call.args if a.name}
+        fits = []
+        for d in decls:
+            required = [p for p in d.params if p.default is None and not p.annotation("optional")]
+            if len(required) <= n <= len(d.params):
+                if names and not names <= {p.name for p in d.params}:
+                    continue
+                fits.append(d)
+        if not fits:
+            raise P4TypeError(f"no overload of '{name}' takes {n} arguments", call.loc)
+        return fits[0]
+
+    def _method_call(self, call: ast.MethodCallExpr, func: ast.MemberExpr, scope: Scope,
+                     expected: Type | None) -> Type:
+        name = func.member
+        base = func.base
+        if isinstance(base, ast.PathExpr | ast.TypeNameExpr) and name in SIZE_METHODS:
+            t = self.exprs._type_base(base, scope)
+            if t is not None:
+                return self._size_method(call, t, name)
+        bt = self.exprs.check(base, scope)
+        func.type = VoidT()
+        if name in SIZE_METHODS and isinstance(bt, StructLike):
+            return self._size_method(call, bt, name)
+        if isinstance(bt, HeaderT | HeaderUnionT) and name in ("isValid", "setValid",
+                                                                 "setInvalid"):
+            if isinstance(bt, HeaderUnionT) and name != "isValid":
+                raise P4TypeError(f"header_union has no method '{name}'", func.loc)
+            self._no_args(call, name)
+            if name != "isValid":
+                self.exprs.check_lvalue(base, f"call {name} on")
+            call.target = CallTarget("builtin", name, receiver=base)
+            return BoolT() if name == "isValid" else VoidT()
+        if isinstance(bt, StackT) and name in ("push_front", "pop_front"):
+            if len(call.args) != 1:
+                raise P4TypeError(f"{name} takes one argument", call.loc)
+            self.exprs.check(call.args[0].value, scope, IntT())
+            self.exprs.check_lvalue(base, f"call {name} on")
+            count = self.exprs._const(call.args[0].value, f"argument of {name}")
+            if count < 0:
+                raise P4TypeError(f"argument of {name} must not be negative", call.loc)
+            call.target = CallTarget("builtin", name, receiver=base, args=[call.args[0].value])
+            return VoidT()
+        if isinstance(bt, TableT) and name == "apply":
+            self._no_args(call, "apply")
+            call.target = CallTarget("table_apply", bt.name, decl=bt.decl, receiver=base)
+            return ApplyResultT(bt.name, bt.decl)
+        if isinstance(bt, ExternT):
+            return self._extern_method(call, bt, name, scope, expected, base)
+        if isinstance(bt, ParserT | ControlT) and name == "apply":
+            decl = bt.decl
+            params = list(decl.params)
+            bindings = dict(zip(getattr(decl, "type_params", []), bt.type_args, strict=False))
+            self._bind_args(call, params, scope, bindings, bt.name, kind="apply")
+            call.target.decl = decl
+            call.target.receiver = base
+            return VoidT()
+        raise P4TypeError(f"{bt} has no method '{name}'", func.loc)
+
+    def _size_method(self, call: ast.MethodCallExpr, t: Type, name: str) -> Type:
+        self._no_args(call, name)
+        if isinstance(t, HeaderT):
+            bits = t.width_bits() if name.startswith("min") else t.max_width_bits()
+        else:
+            w = width_of(t)
+            if w is None:
+                raise P4TypeError(f"{name} is not defined for {t}", call.loc)
+            bits = w
+        value = bits if name.endswith("Bits") else (bits + 7) // 8
+        call.target = CallTarget("builtin", name, const_value=value)
+        return IntT()
+
+    def _no_args(self, call: ast.MethodCallExpr, name: str) -> None:
+        if call.args:
+            raise P4TypeError(f"{name} takes no arguments", call.loc)
+
+    def _extern_method(self, call: ast.MethodCallExpr, et: ExternT, name: str, scope: Scope,
+                       expected: Type | None, receiver: ast.Expression) -> Type:
+        decl: ast.ExternDecl = et.decl
+        methods = [m for m in decl.methods if m.name == name and m.return_type is not None]
+        if not methods:
+            raise P4TypeError(f"extern {decl.name} has no method '{name}'", call.func.loc)
+        method = self._pick_overload(methods, call, f"{decl.name}.{name}")
+        bindings: dict[str, Type] = {}
+        for tp, ta in zip(decl.type_params, et.type_args, strict=False):
+            bindings[tp] = ta
+        t = self._generic_call(call, method, scope, bindings, "extern_method", expected)
+        call.target.receiver = receiver
+        call.target.bindings.setdefault("__extern__", et)
+        return t
+
+    def _generic_call(self, call: ast.MethodCallExpr, decl: Any, scope: Scope,
+                      bindings: dict[str, Type], kind: str, expected: Type | None) -> Type:
+        type_params = list(decl.type_params)
+        if call.type_args:
+            if len(call.type_args) > len(type_params):
+                raise P4TypeError(
+                    f"{decl.name} takes {len(type_params)} type arguments, "
+                    f"got {len(call.type_args)}", call.loc)
+            for tp, ta in zip(type_params, call.type_args, strict=False):
+                bindings[tp] = self.resolver.resolve(ta, scope)
+        self._bind_args(call, decl.params, scope, bindings, decl.name, kind=kind,
+                        type_params=set(type_params) | set(bindings))
+        call.target.decl = decl
+        if decl.return_type is None:
+            return VoidT()
+        ret = self._param_type(decl.return_type, bindings, scope)
+        if isinstance(ret, TypeVar):
+            if ret.name in bindings:
+                return bindings[ret.name]
+            if expected is not None:
+                bindings[ret.name] = expected
+                return expected
+            raise P4TypeError(f"cannot infer type argument {ret.name} of {decl.name}", call.loc)
+        return ret
+
+    def _param_type(self, ref: ast.TypeRef, bindings: dict[str, Type], scope: Scope) -> Type:
+        inner = scope.root().child("type")
+        for name, t in bindings.items():
+            if not name.startswith("__"):
+                inner.declare(name, TypeParamDecl(name, t))
+        names = _type_names(ref)
+        for name in names:
+            if name not in bindings and inner.lookup(name) is None:
+                inner.declare(name, TypeParamDecl(name, TypeVar(name)))
+        return self.resolver.resolve(ref, inner)
+
+    def _bind_args(self, call: ast.MethodCallExpr, params: list[ast.Parameter], scope: Scope,
+                   bindings: dict[str, Type], name: str, kind: str,
+                   type_params: set[str] | None = None) -> None:
+        args = call.args
+        aligned: list[ast.Expression | None] = [None] * len(params)
+        positional = [a for a in args if a.name is None]
+        named = [a for a in args if a.name is not None]
+        if positional and named:
+            raise P4TypeError(f"call of {name} mixes named and positional arguments", call.loc)
+        if len(args) > len(params):
+            raise P4TypeError(f"{name} takes {len(params)} arguments, got {len(args)}",
+                              call.loc)
+        for i, a in enumerate(positional):
+            aligned[i] = a.value
+        for a in named:
+            idx = next((i for i, p in enumerate(params) if p.name == a.name), None)
+            if idx is None:
+                raise P4TypeError(f"{name} has no parameter '{a.name}'", a.loc)
+            aligned[idx] = a.value
+        for p, a in zip(params, aligned, strict=True):
+            if a is None and p.default is None and not p.annotation("optional"):
+                raise P4TypeError(f"missing argument for parameter '{p.name}' of {name}",
+                                  call.loc)
+        # Out and inout arguments fix type variables first: `random(out T x, in T lo, ...)`.
+        order = sorted(range(len(params)),
+                       key=lambda i: 0 if params[i].direction in ("out", "inout") else 1)
+        for i in order:
+            p, a = params[i], aligned[i]
+            if a is None:
+                continue
+            pt = self._param_type(p.type_ref, bindings, scope)
+            self._check_arg(a, pt, p, scope, bindings, name)
+        call.target = CallTarget(kind, name, params=list(params), args=aligned,
+                                 bindings=bindings)
+
+    def _check_arg(self, arg: ast.Expression, pt: Type, p: ast.Parameter, scope: Scope,
+                   bindings: dict[str, Type], name: str) -> None:
+        what = f"argument '{p.name}' of {name}"
+        if isinstance(arg, ast.DontCareExpr):
+            if p.direction not in ("out",):
+                raise P4TypeError(f"'_' can only be passed to an out parameter ({what})",
+                                  arg.loc)
+            arg.type = pt
+            return
+        at = self.exprs.check(arg, scope, None)
+        if p.direction in ("out", "inout"):
+            self.exprs.check_lvalue(arg, f"pass as {p.direction} {what}")
+        self._unify(pt, arg, at, bindings, what)
+
+    def _unify(self, pt: Type, arg: ast.Expression, at: Type, bindings: dict[str, Type],
+               what: str) -> None:
+        if isinstance(pt, TypeVar):
+            bound = bindings.get(pt.name)
+            if bound is None or isinstance(bound, TypeVar):
+                if isinstance(at, IntT) and not isinstance(arg, ast.ListExpr):
+                    bindings[pt.name] = at
+                    return
+                bindings[pt.name] = at
+                return
+            pt = bound
+        if isinstance(pt, TupleT) and isinstance(at, TupleT):
+            if len(pt.elems) != len(at.elems):
+                raise P4TypeError(f"type mismatch in {what}: expected {pt}, got {at}", arg.loc)
+            return
+        if isinstance(pt, DontCareT):
+            return
+        if isinstance(pt, ParserT | ControlT) and type(at) is type(pt):
+            self._match_block(pt, at, bindings, arg, what)
+            return
+        self.exprs.coerce(arg, pt, what)
+
+    def _match_block(self, proto_t: Any, impl_t: Any, bindings: dict[str, Type],
+                     arg: ast.Expression, what: str) -> None:
+        """A parser/control declaration given where a parser/control type is expected: the
+        parameter lists must agree; the prototype's type variables take the declaration's
+        parameter types (this is how V1Switch<H, M> learns H and M)."""
+        proto, impl = proto_t.decl, impl_t.decl
+        if proto is impl:
+            return
+        if len(proto.params) != len(impl.params):
+            raise P4TypeError(f"{what}: {impl.name} has {len(impl.params)} parameters, "
+                              f"{proto.name} needs {len(proto.params)}", arg.loc)
+        proto_args = dict(zip(proto.type_params, proto_t.type_args, strict=False))
+        for pp, ip in zip(proto.params, impl.params, strict=True):
+            if pp.direction != ip.direction:
+                raise P4TypeError(f"{what}: parameter '{ip.name}' of {impl.name} must be "
+                                  f"{pp.direction or 'directionless'}", ip.loc)
+            it = ip.type_ref.resolved
+            ref = pp.type_ref
+            if isinstance(ref, ast.NamedTypeRef) and ref.name in proto.type_params:
+                outer = proto_args.get(ref.name)
+                if isinstance(outer, TypeVar):
+                    bound = bindings.get(outer.name)
+                    if bound is None or isinstance(bound, TypeVar):
+                        bindings[outer.name] = it
+                    elif bound != it:
+                        raise P4TypeError(f"{what}: {impl.name} uses {it} where {bound} is "
+                                          "expected", ip.loc)
+                elif outer is not None and outer != it:
+                    raise P4TypeError(f"{what}: {impl.name} uses {it} where {outer} is "
+                                      "expected", ip.loc)
+            elif pp.type_ref.resolved is not None and it != pp.type_ref.resolved and \
+                    not isinstance(pp.type_ref.resolved, TypeVar):
+                raise P4TypeError(f"{what}: parameter '{ip.name}' of {impl.name} has type {it},"
+                                  f" expected {pp.type_ref.resolved}", ip.loc)
+
+    # -- constructors ---------------------------------------------------------------
+    def check_constructor(self, expr: ast.ConstructorCallExpr, scope: Scope) -> Type:
+        t = self.resolver.resolve(expr.type_ref, scope)
+        self.check_constructor_args(t, expr.args, scope, expr)
+        return t
+
+    def check_constructor_args(self, t: Type, args: list[ast.Argument], scope: Scope,
+                               node: ast.Node) -> None:
+        if isinstance(t, ExternT):
+            decl = t.decl
+            ctors = [m for m in decl.methods if m.return_type is None]
+            fake = ast.MethodCallExpr(func=ast.PathExpr(name=decl.name), args=args, loc=node.loc)
+            if not ctors:
+                if args:
+                    raise P4TypeError(f"extern {decl.name} has no constructor with arguments",
+                                      node.loc)
+                return
+            ctor = self._pick_overload(ctors, fake, decl.name)
+            bindings = dict(zip(decl.type_params, t.type_args, strict=False))
+            self._bind_args(fake, ctor.params, scope, bindings, decl.name, kind="constructor")
+            return
+        if isinstance(t, ParserT | ControlT):
+            params = getattr(t.decl, "constructor_params", [])
+            fake = ast.MethodCallExpr(func=ast.PathExpr(name=t.name), args=args, loc=node.loc)
+            self._bind_args(fake, params, scope, {}, t.name, kind="constructor")
+            return
+        if hasattr(t, "decl") and isinstance(t.decl, ast.PackageTypeDecl):
+            decl = t.decl
+            fake = ast.MethodCallExpr(func=ast.PathExpr(name=decl.name), args=args, loc=node.loc)
+            bindings = dict(zip(decl.type_params, getattr(t, "type_args", ()), strict=False))
+            self._bind_args(fake, decl.params, scope, bindings, decl.name, kind="constructor")
+            return
+        raise P4TypeError(f"cannot instantiate {t}", node.loc)
+
+
+def _type_names(ref: ast.TypeRef) -> list[str]:
+    if isinstance(ref, ast.NamedTypeRef):
+        return [ref.name]
+    if isinstance(ref, ast.SpecializedTypeRef):
+        out = []
+        for a in ref.args:
+            out.extend(_type_names(a))
+        return out
+    if isinstance(ref, ast.StackTypeRef):
+        return _type_names(ref.elem)
+    if isinstance(ref, ast.TupleTypeRef):
+        out = []
+        for e in ref.elems:
+            out.extend(_type_names(e))
+        return out
+    return []

@@ -1,0 +1,479 @@
+"""Name resolution and type checking of a whole P4_16 program.
+
+`check_program` walks declarations in source order (P4 requires declaration before use),
+annotates the tree (expression types, resolved names, call targets) and returns a
+`CheckedProgram` the pipeline compiler and the P4Info generator consume.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import ast
+from .callcheck import CallChecker
+from .consteval import NotConstant, evaluate
+from .errors import P4TypeError
+from .exprcheck import ExprChecker, MatchKindMember
+from .scope import Scope, TypeParamDecl
+from .types import (
+    ActionRunT,
+    BitT,
+    BoolT,
+    ControlT,
+    EnumT,
+    ErrorT,
+    ExternT,
+    IntT,
+    ParserT,
+    TupleT,
+    Type,
+    TypeVar,
+    VoidT,
+)
+
+
+@dataclass
+class CheckedProgram:
+    """A type-checked program: the annotated tree plus program-wide facts."""
+
+    program: ast.Program
+    error_members: list[str] = field(default_factory=list)
+    match_kinds: list[str] = field(default_factory=list)
+    main: ast.InstantiationDecl | None = None
+    # The package's arguments in order, each the parser/control declaration it instantiates.
+    package_blocks: list[Any] = field(default_factory=list)
+    root: Scope | None = None
+
+    def error_code(self, name: str) -> int:
+        return self.error_members.index(name)
+
+
+class Checker:
+    def __init__(self, program: ast.Program) -> None:
+        self.result = CheckedProgram(program)
+        self.error_members = self.result.error_members
+        self.exprs = ExprChecker(self)
+        self.calls = CallChecker(self.exprs)
+        self.exprs.calls = self.calls
+        self.root = Scope(None, "program")
+        self.exprs.resolver.root = self.root
+        self.result.root = self.root
+        # Context of the body being checked.
+        self._return_type: Type | None = None
+        self._in_action = False
+        self._in_parser = False
+
+    # -- program --------------------------------------------------------------------
+    def run(self) -> CheckedProgram:
+        for decl in self.result.program.decls:
+            self.declare_top(decl)
+        self._check_main()
+        return self.result
+
+    def declare_top(self, decl: ast.Node) -> None:
+        scope = self.root
+        if isinstance(decl, ast.ErrorDecl):
+            for m in decl.members:
+                if m in self.error_members:
+                    raise P4TypeError(f"error.{m} is declared twice", decl.loc)
+                self.error_members.append(m)
+            return
+        if isinstance(decl, ast.MatchKindDecl):
+            for m in decl.members:
+                scope.declare(m, MatchKindMember(m), decl.loc)
+                self.result.match_kinds.append(m)
+            return
+        assert isinstance(decl, ast.Declaration), decl
+        overload = isinstance(decl, ast.ExternFunctionDecl | ast.FunctionDecl)
+        if isinstance(decl, ast.InstantiationDecl):
+            self._instantiation(decl, scope)
+            return
+        if isinstance(decl, ast.ConstDecl):
+            self._const(decl, scope)
+            return
+        if isinstance(decl, ast.ActionDecl):
+            scope.declare(decl.name, decl, decl.loc)
+            self._action(decl, scope)
+            return
+        elif isinstance(decl, ast.FunctionDecl):
+            scope.declare(decl.name, decl, decl.loc, overloadable=True)
+            self._function(decl, scope)
+            return
+        elif isinstance(decl, ast.ParserDecl):
+            scope.declare(decl.name, decl, decl.loc)
+            self._parser(decl)
+            return
+        elif isinstance(decl, ast.ControlDecl):
+            scope.declare(decl.name, decl, decl.loc)
+            self._control(decl)
+            return
+        scope.declare(decl.name, decl, decl.loc, overloadable=overload)
+        if isinstance(decl, ast.ExternDecl | ast.ExternFunctionDecl | ast.ParserTypeDecl
+                      | ast.ControlTypeDecl | ast.PackageTypeDecl):
+            self._check_prototype(decl)
+        else:
+            self.exprs.resolver.decl_type(decl, scope)
+
+    def _check_prototype(self, decl: Any) -> None:
+        """Resolve parameter types of prototypes, with their type parameters in scope."""
+        scope = self._generic_scope(self.root, decl.type_params, decl)
+        methods = decl.methods if isinstance(decl, ast.ExternDecl) else [decl]
+        for m in methods:
+            inner = self._generic_scope(scope, getattr(m, "type_params", []), m)
+            for p in m.params:
+                self.exprs.resolver.resolve(p.type_ref, inner)
+            if getattr(m, "return_type", None) is not None:
+                self.exprs.resolver.resolve(m.return_type, inner)
+
+    def _generic_scope(self, parent: Scope, type_params: list[str], owner: Any) -> Scope:
+        if not type_params:
+            return parent
+        scope = parent.child("generic")
+        for tp in type_params:
+            scope.declare(tp, TypeParamDecl(tp, TypeVar(tp, owner)), getattr(owner, "loc", None))
+        return scope
+
+    def _check_main(self) -> None:
+        main = self.root.lookup("main")
+        if not isinstance(main, ast.InstantiationDecl):
+            raise P4TypeError("the program has no package instantiation named 'main'", None)
+        self.result.main = main
+        for arg in main.args:
+            self.result.package_blocks.append(_instance_decl(arg.value))
+
+    # -- declarations ---------------------------------------------------------------
+    def _const(self, decl: ast.ConstDecl, scope: Scope) -> None:
+        t = self.exprs.resolver.resolve(decl.type_ref, scope)
+        self.exprs.check(decl.value, scope, t)
+        try:
+            evaluate(decl.value)
+        except NotConstant:
+            raise P4TypeError(f"initializer of constant '{decl.name}' is not a compile-time "
+                              "constant", decl.value.loc) from None
+        scope.declare(decl.name, decl, decl.loc)
+
+    def _instantiation(self, decl: ast.InstantiationDecl, scope: Scope) -> None:
+        t = self.exprs.resolver.resolve(decl.type_ref, scope)
+        self.calls.check_constructor_args(t, decl.args, scope, decl)
+        if isinstance(t, ExternT) and len(t.type_args) < len(t.decl.type_params):
+            # Missing trailing type arguments (e.g. a register's index type) default to bit<32>.
+            missing = t.decl.type_params[len(t.type_args):]
+            t = ExternT(t.name, t.decl, type_args=t.type_args + tuple(BitT(32) for _ in missing))
+            decl.type_ref.resolved = t
+        scope.declare(decl.name, decl, decl.loc)
+
+    def _params(self, params: list[ast.Parameter], scope: Scope, allow_dir: bool = True) -> None:
+        for p in params:
+            self.exprs.resolver.resolve(p.type_ref, scope)
+            if p.direction and not allow_dir:
+                raise P4TypeError(f"parameter '{p.name}' cannot have a direction", p.loc)
+            if p.default is not None:
+                self.exprs.check(p.default, scope, p.type_ref.resolved)
+            scope.declare(p.name, p, p.loc)
+
+    def _action(self, decl: ast.ActionDecl, scope: Scope) -> None:
+        inner = scope.child("action")
+        seen_directionless = False
+        for p in decl.params:
+            if not p.direction:
+                seen_directionless = True
+            elif seen_directionless:
+                raise P4TypeError(
+                    f"action {decl.name}: directional parameter '{p.name}' after a "
+                    "directionless one", p.loc)
+        self._params(decl.params, inner)
+        saved = self._in_action, self._return_type
+        self._in_action, self._return_type = True, VoidT()
+        self._block(decl.body, inner)
+        self._in_action, self._return_type = saved
+
+    def _function(self, decl: ast.FunctionDecl, scope: Scope) -> None:
+        inner = self._generic_scope(scope, decl.type_params, decl).child("function")
+        ret = self.exprs.resolver.resolve(decl.return_type, inner)
+        self._params(decl.params, inner)
+        saved = self._return_type
+        self._return_type = ret
+        self._block(decl.body, inner)
+        self._return_type = saved
+
+    def _parser(self, decl: ast.ParserDecl) -> None:
+        scope = self._generic_scope(self.root, decl.type_params, decl).child("parser")
+        self._params(decl.params, scope)
+        self._params(decl.constructor_params, scope, allow_dir=False)
+        for local in decl.locals:
+            self._local(local, scope)
+        names = {s.name for s in decl.states}
+        if len(names) != len(decl.states):
+            raise P4TypeError(f"parser {decl.name} declares a state twice", decl.loc)
+        for reserved in ("accept", "reject"):
+            if reserved in names:
+                raise P4TypeError(f"state '{reserved}' cannot be redefined", decl.loc)
+        if "start" not in names:
+            raise P4TypeError(f"parser {decl.name} has no 'start' state", decl.loc)
+        for s in decl.states:
+            scope.declare(s.name, s, s.loc)
+        self._in_parser = True
+        for s in decl.states:
+            inner = scope.child("state")
+            for stmt in s.body:
+                self._statement(stmt, inner)
+            self._transition(s.transition, inner, names)
+        self._in_parser = False
+
+    def _transition(self, tr: ast.Transition | None, scope: Scope, names: set[str]) -> None:
+        if tr is None:
+            return
+        valid = names | {"accept", "reject"}
+        if isinstance(tr, ast.DirectTransition):
+            if tr.state not in valid:
+                raise P4TypeError(f"transition to unknown state '{tr.state}'", tr.loc)
+            return
+        assert isinstance(tr, ast.SelectTransition)
+        key_types = [self.exprs.check(k, scope) for k in tr.keys]
+        for kt, k in zip(key_types, tr.keys, strict=True):
+            if isinstance(kt, IntT):
+                raise P4TypeError("select key needs a width; cast it", k.loc)
+        for case in tr.cases:
+            if case.state not in valid:
+                raise P4TypeError(f"transition to unknown state '{case.state}'", case.loc)
+            self._keyset(case.keyset, key_types, scope, "select")
+
+    def _keyset(self, keyset: ast.Expression, key_types: list[Type], scope: Scope,
+                what: str) -> None:
+        if isinstance(keyset, ast.DefaultExpr | ast.DontCareExpr):
+            keyset.type = TupleT(tuple(key_types))
+            return
+        elems = keyset.elems if isinstance(keyset, ast.ListExpr) else [keyset]
+        if isinstance(keyset, ast.ListExpr) and len(key_types) == 1 and len(elems) != 1:
+            elems = [keyset]
+        if len(elems) != len(key_types):
+            raise P4TypeError(f"{what} label has {len(elems)} elements, the key has "
+                              f"{len(key_types)}", keyset.loc)
+        for e, kt in zip(elems, key_types, strict=True):
+            if isinstance(e, ast.PathExpr) and isinstance(scope.lookup(e.name), ast.ValueSetDecl):
+                self.exprs.check(e, scope)
+                continue
+            self.exprs.check(e, scope, kt)
+            parts = [e.value, e.mask] if isinstance(e, ast.MaskExpr) else (
+                [e.low, e.high] if isinstance(e, ast.RangeExpr) else [e])
+            for part in parts:
+                if isinstance(part, ast.DontCareExpr | ast.DefaultExpr):
+                    continue
+                try:
+                    evaluate(part)
+                except NotConstant:
+                    raise P4TypeError(f"{what} label must be a compile-time constant",
+                                      part.loc) from None
+        if isinstance(keyset, ast.ListExpr):
+            keyset.type = TupleT(tuple(key_types))
+
+    def _control(self, decl: ast.ControlDecl) -> None:
+        scope = self._generic_scope(self.root, decl.type_params, decl).child("control")
+        self._params(decl.params, scope)
+        self._params(decl.constructor_params, scope, allow_dir=False)
+        for local in decl.locals:
+            self._local(local, scope)
+        saved = self._return_type
+        self._return_type = VoidT()
+        self._block(decl.body, scope.child("apply"))
+        self._return_type = saved
+
+    def _local(self, decl: ast.Declaration, scope: Scope) -> None:
+        if isinstance(decl, ast.ActionDecl):
+            scope.declare(decl.name, decl, decl.loc)
+            self._action(decl, scope)
+        elif isinstance(decl, ast.TableDecl):
+            self._table(decl, scope)
+            scope.declare(decl.name, decl, decl.loc)
+        elif isinstance(decl, ast.InstantiationDecl):
+            self._instantiation(decl, scope)
+        elif isinstance(decl, ast.ConstDecl):
+            self._const(decl, scope)
+        elif isinstance(decl, ast.VariableDecl):
+            self._variable(decl, scope)
+        elif isinstance(decl, ast.ValueSetDecl):
+            self.exprs.resolver.resolve(decl.elem_type, scope)
+            self.exprs.resolver.const_int(decl.size, scope, "value_set size")
+            scope.declare(decl.name, decl, decl.loc)
+        elif isinstance(decl, ast.FunctionDecl):
+            scope.declare(decl.name, decl, decl.loc, overloadable=True)
+            self._function(decl, scope)
+        else:
+            raise P4TypeError(f"{type(decl).__name__} is not allowed here", decl.loc)
+
+    def _variable(self, decl: ast.VariableDecl, scope: Scope) -> None:
+        t = self.exprs.resolver.resolve(decl.type_ref, scope)
+        if decl.init is not None:
+            self.exprs.check(decl.init, scope, t)
+        scope.declare(decl.name, decl, decl.loc)
+
+    # -- tables ---------------------------------------------------------------------
+    def _table(self, decl: ast.TableDecl, scope: Scope) -> None:
+        kinds = set(self.result.match_kinds)
+        key_types: list[Type] = []
+        for k in decl.keys:
+            kt = self.exprs.check(k.expr, scope)
+            if k.match_kind not in kinds:
+                raise P4TypeError(f"unknown match kind '{k.match_kind}'", k.loc)
+            if isinstance(kt, IntT) or not (isinstance(kt, BitT | BoolT | ErrorT)
+                                             or (isinstance(kt, EnumT))):
+                if not hasattr(kt, "base"):
+                    raise P4TypeError(f"table key of type {kt} is not supported", k.expr.loc)
+            key_types.append(kt)
+        listed: dict[str, ast.ActionDecl] = {}
+        for ref in decl.actions:
+            action = self._action_ref(ref, scope, require_all=False)
+            if action.name in listed:
+                raise P4TypeError(f"action {action.name} listed twice in table {decl.name}",
+                                  ref.loc)
+            listed[action.name] = action
+        if decl.default_action is not None:
+            action = self._action_ref(decl.default_action, scope, require_all=True)
+            if action.name not in listed:
+                raise P4TypeError(f"default action {action.name} is not in the actions of "
+                                  f"table {decl.name}", decl.default_action.loc)
+        for entry in decl.entries:
+            self._keyset(entry.keyset, key_types, scope, "entry")
+            action = self._action_ref(entry.action, scope, require_all=True)
+            if action.name not in listed:
+                raise P4TypeError(f"entry action {action.name} is not in the actions of "
+                                  f"table {decl.name}", entry.action.loc)
+            if entry.priority is not None:
+                self.exprs.resolver.const_int(entry.priority, scope, "entry priority")
+        for prop in decl.properties:
+            if prop.name == "size":
+                size = self.exprs.resolver.const_int(prop.value, scope, "table size")
+                if size < 0:
+                    raise P4TypeError("table size must not be negative", prop.value.loc)
+            else:
+                self.exprs.check(prop.value, scope)
+
+    def _action_ref(self, ref: ast.ActionRef, scope: Scope, require_all: bool) -> ast.ActionDecl:
+        decl = scope.lookup(ref.name)
+        if not isinstance(decl, ast.ActionDecl):
+            raise P4TypeError(f"'{ref.name}' is not an action", ref.loc)
+        ref.decl = decl
+        params = decl.params
+        directional = [p for p in params if p.direction]
+        wanted = params if require_all or len(ref.args) > len(directional) else directional
+        if len(ref.args) != len(wanted):
+            raise P4TypeError(f"action {decl.name} expects {len(wanted)} arguments here, got "
+                              f"{len(ref.args)}", ref.loc)
+        for p, a in zip(wanted, ref.args, strict=True):
+            self.exprs.check(a.value, scope, p.type_ref.resolved)
+            if p.direction in ("out", "inout"):
+                self.exprs.check_lvalue(a.value, f"pass as {p.direction} argument")
+        return decl
+
+    # -- statements -----------------------------------------------------------------
+    def _block(self, block: ast.BlockStatement, scope: Scope) -> None:
+        for stmt in block.stmts:
+            self._statement(stmt, scope)
+
+    def _statement(self, stmt: Any, scope: Scope) -> None:
+        if isinstance(stmt, ast.BlockStatement):
+            self._block(stmt, scope.child())
+        elif isinstance(stmt, ast.AssignmentStatement):
+            lt = self.exprs.check(stmt.lhs, scope)
+            self.exprs.check_lvalue(stmt.lhs, "assign to")
+            self.exprs.check(stmt.rhs, scope, lt)
+        elif isinstance(stmt, ast.MethodCallStatement):
+            self.exprs.check(stmt.call, scope)
+        elif isinstance(stmt, ast.IfStatement):
+            if self._in_parser:
+                raise P4TypeError("if statements are not allowed in a parser state", stmt.loc)
+            ct = self.exprs.check(stmt.cond, scope)
+            if not isinstance(ct, BoolT):
+                raise P4TypeError(f"condition must be bool, got {ct}", stmt.cond.loc)
+            self._statement(stmt.then, scope.child())
+            if stmt.else_ is not None:
+                self._statement(stmt.else_, scope.child())
+        elif isinstance(stmt, ast.SwitchStatement):
+            self._switch(stmt, scope)
+        elif isinstance(stmt, ast.ReturnStatement):
+            self._return(stmt, scope)
+        elif isinstance(stmt, ast.ExitStatement):
+            if self._in_parser:
+                raise P4TypeError("exit is not allowed in a parser", stmt.loc)
+        elif isinstance(stmt, ast.EmptyStatement):
+            pass
+        elif isinstance(stmt, ast.VariableDecl):
+            self._variable(stmt, scope)
+        elif isinstance(stmt, ast.ConstDecl):
+            self._const(stmt, scope)
+        elif isinstance(stmt, ast.InstantiationDecl):
+            self._instantiation(stmt, scope)
+        else:
+            raise P4TypeError(f"{type(stmt).__name__} is not allowed here", stmt.loc)
+
+    def _return(self, stmt: ast.ReturnStatement, scope: Scope) -> None:
+        if self._in_parser:
+            raise P4TypeError("return is not allowed in a parser", stmt.loc)
+        expected = self._return_type
+        if stmt.value is None:
+            if expected is not None and not isinstance(expected, VoidT):
+                raise P4TypeError(f"return needs a value of type {expected}", stmt.loc)
+            return
+        if expected is None or isinstance(expected, VoidT):
+            raise P4TypeError("return with a value outside a function", stmt.loc)
+        self.exprs.check(stmt.value, scope, expected)
+
+    def _switch(self, stmt: ast.SwitchStatement, scope: Scope) -> None:
+        t = self.exprs.check(stmt.expr, scope)
+        seen: set[str] = set()
+        has_default = False
+        for i, case in enumerate(stmt.cases):
+            for label in case.labels:
+                if isinstance(label, ast.DefaultExpr):
+                    if has_default:
+                        raise P4TypeError("switch has two default labels", label.loc)
+                    has_default = True
+                    if i != len(stmt.cases) - 1:
+                        raise P4TypeError("default must be the last switch label", label.loc)
+                    continue
+                if isinstance(t, ActionRunT):
+                    if not isinstance(label, ast.PathExpr):
+                        raise P4TypeError("switch on action_run needs action names as labels",
+                                          label.loc)
+                    table: ast.TableDecl = t.decl
+                    names = [a.name for a in table.actions]
+                    if label.name not in names:
+                        raise P4TypeError(f"'{label.name}' is not an action of table "
+                                          f"{table.name}", label.loc)
+                    label.decl = scope.lookup(label.name)
+                    label.type = t
+                    key = label.name
+                else:
+                    if not isinstance(t, BitT | EnumT | ErrorT):
+                        raise P4TypeError(f"cannot switch on a value of type {t}", stmt.expr.loc)
+                    self.exprs.check(label, scope, t)
+                    try:
+                        key = repr(evaluate(label))
+                    except NotConstant:
+                        raise P4TypeError("switch label must be a compile-time constant",
+                                          label.loc) from None
+                if key in seen:
+                    raise P4TypeError(f"duplicate switch label '{key}'", label.loc)
+                seen.add(key)
+            if case.body is not None:
+                self._block(case.body, scope.child())
+            elif i == len(stmt.cases) - 1:
+                raise P4TypeError("the last switch case needs a body", case.loc)
+
+
+def _instance_decl(expr: ast.Expression) -> Any:
+    """The parser/control declaration a package argument instantiates."""
+    t = expr.type
+    if isinstance(t, ParserT | ControlT):
+        return t.decl
+    if isinstance(expr, ast.PathExpr) and isinstance(expr.decl, ast.InstantiationDecl):
+        inst_t = expr.decl.type_ref.resolved
+        return getattr(inst_t, "decl", None)
+    return None
+
+
+def check_program(program: ast.Program) -> CheckedProgram:
+    """Type-check `program` in place; raises P4TypeError at the first error."""
+    return Checker(program).run()
+

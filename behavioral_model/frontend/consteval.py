@@ -1,0 +1,149 @@
+"""Compile-time evaluation of constant expressions (P4_16 spec 18: compile-time known values).
+
+Widths, stack sizes, table entries and select labels must be known at compile time; this
+module folds literals, constants, enum members and operators over them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ast
+from .types import BitT, BoolT, EnumT, ErrorT, IntT, Type
+
+
+class NotConstant(Exception):
+    """The expression depends on run-time values."""
+
+
+def wrap(value: int, t: Type | None) -> int:
+    """Reduce an integer to the range of a fixed-width type (two's complement for int<W>)."""
+    if isinstance(t, BitT):
+        mask = (1 << t.width) - 1
+        value &= mask
+        if t.signed and t.width and value >> (t.width - 1):
+            value -= 1 << t.width
+    return value
+
+
+def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
+    """Value of a constant expression: int, bool, str, or ('error', name)/('enum', T, name).
+
+    Uses the checker's `type` annotations for widths when present; raises NotConstant.
+    """
+    t = expr.type
+    if isinstance(expr, ast.IntLiteral):
+        return wrap(expr.value, t if t is not None else _literal_type(expr))
+    if isinstance(expr, ast.BoolLiteral):
+        return expr.value
+    if isinstance(expr, ast.StringLiteral):
+        return expr.value
+    if isinstance(expr, ast.PathExpr):
+        decl = expr.decl
+        if isinstance(decl, ast.ConstDecl):
+            return wrap(_as_int(evaluate(decl.value, errors)), t) if isinstance(
+                t, BitT
+            ) else evaluate(decl.value, errors)
+        raise NotConstant(expr.name)
+    if isinstance(expr, ast.MemberExpr):
+        if isinstance(t, ErrorT):
+            return ("error", expr.member)
+        if isinstance(t, EnumT):
+            if t.underlying is not None and expr.member in t.values:
+                return t.values[expr.member]
+            return ("enum", t.name, expr.member)
+        raise NotConstant(expr.member)
+    if isinstance(expr, ast.CastExpr):
+        inner = evaluate(expr.expr, errors)
+        if isinstance(t, BoolT):
+            return bool(_as_int(inner))
+        if isinstance(t, BitT):
+            return wrap(_as_int(inner), t)
+        return inner
+    if isinstance(expr, ast.UnaryExpr):
+        v = evaluate(expr.operand, errors)
+        if expr.op == "!":
+            return not v
+        if expr.op == "-":
+            return wrap(-_as_int(v), t)
+        if expr.op == "+":
+            return v
+        if expr.op == "~":
+            if isinstance(t, BitT):
+                return wrap(~_as_int(v), t)
+            raise NotConstant("~ on int")
+    if isinstance(expr, ast.BinaryExpr):
+        return _binary(expr, evaluate(expr.left, errors), evaluate(expr.right, errors), t)
+    if isinstance(expr, ast.TernaryExpr):
+        c = evaluate(expr.cond, errors)
+        return evaluate(expr.then if c else expr.else_, errors)
+    if isinstance(expr, ast.SliceExpr):
+        v = _as_int(evaluate(expr.base, errors))
+        hi, lo = _as_int(evaluate(expr.hi)), _as_int(evaluate(expr.lo))
+        return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
+    if isinstance(expr, ast.MethodCallExpr):
+        value = getattr(expr.target, "const_value", None)
+        if value is not None:
+            return value
+    raise NotConstant(type(expr).__name__)
+
+
+def _literal_type(lit: ast.IntLiteral) -> Type:
+    return IntT() if lit.width is None else BitT(lit.width, lit.signed)
+
+
+def _as_int(v: Any) -> int:
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    raise NotConstant(str(v))
+
+
+def _binary(expr: ast.BinaryExpr, a: Any, b: Any, t: Type | None) -> Any:
+    op = expr.op
+    if op == "&&":
+        return bool(a) and bool(b)
+    if op == "||":
+        return bool(a) or bool(b)
+    if op in ("==", "!="):
+        return (a == b) == (op == "==")
+    a_i, b_i = _as_int(a), _as_int(b)
+    lt = expr.left.type
+    if op == "<":
+        return a_i < b_i
+    if op == ">":
+        return a_i > b_i
+    if op == "<=":
+        return a_i <= b_i
+    if op == ">=":
+        return a_i >= b_i
+    if op == "++":
+        rw = expr.right.type.width if isinstance(expr.right.type, BitT) else 0
+        unsigned_b = b_i & ((1 << rw) - 1)
+        return wrap((a_i << rw) | unsigned_b, t)
+    if op in ("|+|", "|-|") and isinstance(t, BitT):
+        raw = a_i + b_i if op == "|+|" else a_i - b_i
+        lo, hi = (-(1 << (t.width - 1)), (1 << (t.width - 1)) - 1) if t.signed else (
+            0, (1 << t.width) - 1)
+        return min(max(raw, lo), hi)
+    if op == "/":
+        if b_i == 0:
+            raise NotConstant("division by zero")
+        return wrap(a_i // b_i, t)
+    if op == "%":
+        if b_i == 0:
+            raise NotConstant("division by zero")
+        return wrap(a_i % b_i, t)
+    ops = {
+        "+": lambda: a_i + b_i, "-": lambda: a_i - b_i, "|+|": lambda: a_i + b_i,
+        "|-|": lambda: a_i - b_i, "*": lambda: a_i * b_i, "&": lambda: a_i & b_i,
+        "|": lambda: a_i | b_i, "^": lambda: a_i ^ b_i, "<<": lambda: a_i << b_i,
+        ">>": lambda: a_i >> b_i,
+    }
+    if op in ops:
+        result = ops[op]()
+        if op == ">>" and isinstance(lt, BitT) and not lt.signed:
+            result = (a_i & ((1 << lt.width) - 1)) >> b_i
+        return wrap(result, t)
+    raise NotConstant(op)

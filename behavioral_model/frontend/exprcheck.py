@@ -1,0 +1,510 @@
+"""Typing of P4_16 expressions (spec 8): operators, implicit casts of untyped integers,
+member access, and l-values. Calls are typed by `callcheck`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ast
+from .consteval import NotConstant, evaluate
+from .errors import P4TypeError
+from .scope import Scope, TypeParamDecl
+from .typeresolve import TypeResolver
+from .types import (
+    ActionRunT,
+    ApplyResultT,
+    BitT,
+    BoolT,
+    DontCareT,
+    EnumT,
+    ErrorT,
+    HeaderT,
+    HeaderUnionT,
+    IntT,
+    MatchKindT,
+    NewT,
+    StackT,
+    StateT,
+    StringT,
+    StructLike,
+    StructT,
+    TableT,
+    TupleT,
+    Type,
+    TypeVar,
+    ValueSetT,
+)
+
+ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|"}
+BITWISE = {"&", "|", "^"}
+COMPARE = {"<", ">", "<=", ">="}
+
+
+class ExprChecker:
+    """Types expressions in a scope; `program` gives access to errors and match kinds."""
+
+    def __init__(self, program: Any) -> None:
+        self.program = program
+        self.resolver = TypeResolver(self.check)
+        self.calls: Any = None  # a callcheck.CallChecker, set by the checker
+
+    # -- entry points ---------------------------------------------------------------
+    def check(self, expr: ast.Expression, scope: Scope, expected: Type | None = None) -> Type:
+        t = self._check(expr, scope, expected)
+        expr.type = t
+        if expected is not None:
+            self.coerce(expr, expected)
+        return expr.type
+
+    def coerce(self, expr: ast.Expression, target: Type, what: str = "") -> None:
+        """Apply P4's implicit conversions of `expr` to `target`, or raise a type error."""
+        src = expr.type
+        if src == target or isinstance(target, TypeVar | DontCareT):
+            return
+        if isinstance(expr, ast.DontCareExpr):
+            expr.type = target
+            return
+        if isinstance(src, IntT) and isinstance(target, BitT | IntT):
+            self._retype_int(expr, target)
+            return
+        if isinstance(src, EnumT) and src.underlying is not None and target == src.underlying:
+            return
+        if isinstance(expr, ast.ListExpr | ast.StructInitExpr) and self._init_fits(expr, target):
+            expr.type = target
+            return
+        if isinstance(src, StructT | HeaderT) and isinstance(target, StructLike) and (
+                src.decl is target.decl and src.fields == target.fields):
+            return
+        where = f" in {what}" if what else ""
+        raise P4TypeError(f"type mismatch{where}: expected {target}, got {src}", expr.loc)
+
+    def _retype_int(self, expr: ast.Expression, target: Type) -> None:
+        """An untyped integer expression takes the type its context demands."""
+        if isinstance(target, BitT):
+            try:
+                value = evaluate(expr)
+            except NotConstant:
+                value = None
+            if isinstance(value, int) and not isinstance(value, bool):
+                lo = -(1 << (target.width - 1)) if target.signed else -(1 << target.width)
+                if value >= (1 << target.width) or value < lo:
+                    raise P4TypeError(f"value {value} does not fit in {target}", expr.loc)
+        expr.type = target
+        if isinstance(expr, ast.BinaryExpr) and expr.op not in ("<<", ">>"):
+            for side in (expr.left, expr.right):
+                if isinstance(side.type, IntT):
+                    self._retype_int(side, target)
+        elif isinstance(expr, ast.BinaryExpr) and isinstance(expr.left.type, IntT):
+            self._retype_int(expr.left, target)
+        elif isinstance(expr, ast.UnaryExpr) and isinstance(expr.operand.type, IntT):
+            self._retype_int(expr.operand, target)
+        elif isinstance(expr, ast.TernaryExpr):
+            for side in (expr.then, expr.else_):
+                if isinstance(side.type, IntT):
+                    self._retype_int(side, target)
+
+    def _init_fits(self, expr: ast.Expression, target: Type) -> bool:
+        if isinstance(expr, ast.ListExpr):
+            if isinstance(target, TupleT):
+                elems = target.elems
+            elif isinstance(target, StructLike) and not isinstance(target, HeaderUnionT):
+                elems = tuple(t for _, t in target.fields)
+            else:
+                return False
+            if len(elems) != len(expr.elems):
+                raise P4TypeError(
+                    f"initializer has {len(expr.elems)} elements, {target} has {len(elems)}",
+                    expr.loc)
+            for e, t in zip(expr.elems, elems, strict=True):
+                self.coerce(e, t)
+            return True
+        assert isinstance(expr, ast.StructInitExpr)
+        if not isinstance(target, StructLike):
+            return False
+        names = [n for n, _ in expr.fields]
+        wanted = [n for n, _ in target.fields]
+        if sorted(names) != sorted(wanted):
+            raise P4TypeError(
+                f"initializer fields {names} do not match the fields of {target}", expr.loc)
+        for name, e in expr.fields:
+            ft = target.field_type(name)
+            assert ft is not None
+            self.coerce(e, ft)
+        return True
+
+    # -- per node kind --------------------------------------------------------------
+    def _check(self, expr: ast.Expression, scope: Scope, expected: Type | None) -> Type:
+        if isinstance(expr, ast.IntLiteral):
+            return IntT() if expr.width is None else BitT(expr.width, expr.signed)
+        if isinstance(expr, ast.BoolLiteral):
+            return BoolT()
+        if isinstance(expr, ast.StringLiteral):
+            return StringT()
+        if isinstance(expr, ast.DontCareExpr):
+            return expected if expected is not None else DontCareT()
+        if isinstance(expr, ast.DefaultExpr):
+            return DontCareT()
+        if isinstance(expr, ast.PathExpr):
+            return self._path(expr, scope)
+        if isinstance(expr, ast.TypeNameExpr):
+            return self.resolver.resolve(expr.type_ref, scope)
+        if isinstance(expr, ast.MemberExpr):
+            return self._member(expr, scope)
+        if isinstance(expr, ast.IndexExpr):
+            return self._index(expr, scope)
+        if isinstance(expr, ast.SliceExpr):
+            return self._slice(expr, scope)
+        if isinstance(expr, ast.UnaryExpr):
+            return self._unary(expr, scope, expected)
+        if isinstance(expr, ast.BinaryExpr):
+            return self._binary(expr, scope, expected)
+        if isinstance(expr, ast.TernaryExpr):
+            return self._ternary(expr, scope, expected)
+        if isinstance(expr, ast.CastExpr):
+            return self._cast(expr, scope)
+        if isinstance(expr, ast.MethodCallExpr):
+            return self.calls.check_call(expr, scope, expected)
+        if isinstance(expr, ast.ConstructorCallExpr):
+            return self.calls.check_constructor(expr, scope)
+        if isinstance(expr, ast.ListExpr):
+            for e in expr.elems:
+                self.check(e, scope)
+            return TupleT(tuple(e.type for e in expr.elems))
+        if isinstance(expr, ast.StructInitExpr):
+            for _, e in expr.fields:
+                self.check(e, scope)
+            if isinstance(expected, StructLike):
+                return expected
+            return StructT("{...}", None, fields=[(n, e.type) for n, e in expr.fields])
+        if isinstance(expr, ast.MaskExpr):
+            t = self.check(expr.value, scope, expected)
+            self.check(expr.mask, scope, expected if expected is not None else t)
+            return t
+        if isinstance(expr, ast.RangeExpr):
+            t = self.check(expr.low, scope, expected)
+            self.check(expr.high, scope, expected if expected is not None else t)
+            return t
+        raise P4TypeError(f"unsupported expression {type(expr).__name__}", expr.loc)
+
+    def _path(self, expr: ast.PathExpr, scope: Scope) -> Type:
+        where = scope.root() if expr.dot_prefix else scope
+        decls = where.lookup_all(expr.name)
+        if not decls:
+            raise P4TypeError(f"'{expr.name}' is not declared", expr.loc)
+        decl = decls[0]
+        expr.decl = decls if len(decls) > 1 else decl
+        t = self.decl_value_type(decl, scope)
+        if t is None:
+            raise P4TypeError(f"'{expr.name}' cannot be used as a value", expr.loc)
+        return t
+
+    def decl_value_type(self, decl: Any, scope: Scope) -> Type | None:
+        """The type of a name used as an expression."""
+        if isinstance(decl, ast.Parameter | ast.VariableDecl | ast.ConstDecl):
+            return decl.type_ref.resolved or self.resolver.resolve(decl.type_ref, scope)
+        if isinstance(decl, ast.TableDecl):
+            return TableT(decl.name, decl)
+        if isinstance(decl, ast.InstantiationDecl):
+            return decl.type_ref.resolved or self.resolver.resolve(decl.type_ref, scope)
+        if isinstance(decl, ast.ValueSetDecl):
+            return ValueSetT(decl.name, decl, elem=decl.elem_type.resolved)
+        if isinstance(decl, ast.ParserState):
+            return StateT(decl.name, decl)
+        if isinstance(decl, MatchKindMember):
+            return MatchKindT()
+        if isinstance(decl, ast.ActionDecl | ast.ExternFunctionDecl | ast.FunctionDecl):
+            return self.calls.callable_type(decl)
+        if isinstance(decl, TypeParamDecl):
+            return decl.bound
+        return self.resolver.decl_type(decl, scope)
+
+    def _member(self, expr: ast.MemberExpr, scope: Scope) -> Type:
+        base = expr.base
+        if isinstance(base, ast.PathExpr | ast.TypeNameExpr):
+            enum_t = self._type_base(base, scope)
+            if enum_t is not None:
+                return self._type_member(enum_t, expr)
+        bt = self.check(base, scope)
+        if isinstance(bt, StructLike):
+            ft = bt.field_type(expr.member)
+            if ft is not None:
+                return ft
+            if expr.member in ("isValid", "setValid", "setInvalid", "minSizeInBits",
+                               "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+                raise P4TypeError(f"'{expr.member}' is a method; call it", expr.loc)
+            raise P4TypeError(f"{bt} has no field '{expr.member}'", expr.loc)
+        if isinstance(bt, StackT):
+            if expr.member in ("next", "last"):
+                return bt.elem
+            if expr.member in ("lastIndex", "size", "nextIndex"):
+                return BitT(32)
+            raise P4TypeError(f"header stack has no member '{expr.member}'", expr.loc)
+        if isinstance(bt, ApplyResultT):
+            if expr.member in ("hit", "miss"):
+                return BoolT()
+            if expr.member == "action_run":
+                return ActionRunT(bt.name, bt.decl)
+            raise P4TypeError(f"table apply result has no member '{expr.member}'", expr.loc)
+        raise P4TypeError(f"cannot access member '{expr.member}' of {bt}", expr.loc)
+
+    def _type_base(self, base: ast.Expression, scope: Scope) -> Type | None:
+        """If `base` names a type (enum, error, a header type), return it."""
+        if isinstance(base, ast.TypeNameExpr):
+            t = self.resolver.resolve(base.type_ref, scope)
+            base.type = t
+            return t
+        assert isinstance(base, ast.PathExpr)
+        if base.name == "error" and scope.lookup("error") is None:
+            base.type = ErrorT()
+            return ErrorT()
+        decl = (scope.root() if base.dot_prefix else scope).lookup(base.name)
+        if isinstance(decl, ast.EnumDecl | ast.TypedefDecl | ast.HeaderDecl | ast.StructDecl):
+            t = self.resolver.decl_type(decl, scope)
+            base.decl = decl
+            base.type = t
+            return t
+        return None
+
+    def _type_member(self, t: Type, expr: ast.MemberExpr) -> Type:
+        if isinstance(t, ErrorT):
+            if expr.member not in self.program.error_members:
+                raise P4TypeError(f"error.{expr.member} is not declared", expr.loc)
+            return t
+        if isinstance(t, EnumT):
+            if expr.member not in t.members:
+                raise P4TypeError(f"enum {t.name} has no member '{expr.member}'", expr.loc)
+            return t
+        raise P4TypeError(f"cannot access member '{expr.member}' of type {t}", expr.loc)
+
+    def _index(self, expr: ast.IndexExpr, scope: Scope) -> Type:
+        bt = self.check(expr.base, scope)
+        it = self.check(expr.index, scope)
+        if not isinstance(it, BitT | IntT):
+            raise P4TypeError(f"index must be an integer, got {it}", expr.index.loc)
+        if isinstance(it, BitT) and it.signed:
+            raise P4TypeError("index must be unsigned", expr.index.loc)
+        if isinstance(bt, StackT):
+            try:
+                idx = evaluate(expr.index)
+            except NotConstant:
+                return bt.elem
+            if not 0 <= idx < bt.size:
+                raise P4TypeError(f"index {idx} out of bounds for stack of size {bt.size}",
+                                  expr.index.loc)
+            return bt.elem
+        if isinstance(bt, TupleT):
+            idx = self._const(expr.index, "tuple index")
+            if not 0 <= idx < len(bt.elems):
+                raise P4TypeError(f"tuple index {idx} out of bounds", expr.index.loc)
+            return bt.elems[idx]
+        raise P4TypeError(f"cannot index a value of type {bt}", expr.loc)
+
+    def _slice(self, expr: ast.SliceExpr, scope: Scope) -> Type:
+        bt = self.check(expr.base, scope)
+        self.check(expr.hi, scope)
+        self.check(expr.lo, scope)
+        hi, lo = self._const(expr.hi, "slice bound"), self._const(expr.lo, "slice bound")
+        if isinstance(bt, IntT):
+            if hi < lo:
+                raise P4TypeError(f"slice [{hi}:{lo}]: high bound below low bound", expr.loc)
+            return BitT(hi - lo + 1)
+        if not isinstance(bt, BitT):
+            raise P4TypeError(f"cannot slice a value of type {bt}", expr.loc)
+        if hi < lo or lo < 0 or hi >= bt.width:
+            raise P4TypeError(f"slice [{hi}:{lo}] out of range for {bt}", expr.loc)
+        return BitT(hi - lo + 1)
+
+    def _const(self, expr: ast.Expression, what: str) -> int:
+        try:
+            v = evaluate(expr)
+        except NotConstant:
+            raise P4TypeError(f"{what} must be a compile-time constant", expr.loc) from None
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise P4TypeError(f"{what} must be an integer", expr.loc)
+        return v
+
+    def _unary(self, expr: ast.UnaryExpr, scope: Scope, expected: Type | None) -> Type:
+        t = self.check(expr.operand, scope)
+        if expr.op == "!":
+            if not isinstance(t, BoolT):
+                raise P4TypeError(f"'!' needs a bool operand, got {t}", expr.loc)
+            return t
+        if expr.op == "~":
+            if isinstance(t, IntT) and isinstance(expected, BitT):
+                self._retype_int(expr.operand, expected)
+                return expected
+            if not isinstance(t, BitT):
+                raise P4TypeError(f"'~' needs a bit<W> or int<W> operand, got {t}", expr.loc)
+            return t
+        if not isinstance(t, BitT | IntT):
+            raise P4TypeError(f"'{expr.op}' needs a numeric operand, got {t}", expr.loc)
+        return t
+
+    def _unify_numeric(self, expr: ast.BinaryExpr) -> Type:
+        lt, rt = expr.left.type, expr.right.type
+        if isinstance(lt, IntT) and isinstance(rt, BitT):
+            self._retype_int(expr.left, rt)
+            return rt
+        if isinstance(rt, IntT) and isinstance(lt, BitT):
+            self._retype_int(expr.right, lt)
+            return lt
+        if isinstance(lt, EnumT) and lt.underlying is not None and rt == lt.underlying:
+            return rt
+        if isinstance(rt, EnumT) and rt.underlying is not None and lt == rt.underlying:
+            return lt
+        if lt != rt:
+            raise P4TypeError(
+                f"operands of '{expr.op}' have different types: {lt} and {rt}; add a cast",
+                expr.loc)
+        return lt
+
+    def _binary(self, expr: ast.BinaryExpr, scope: Scope, expected: Type | None) -> Type:
+        op = expr.op
+        lt = self.check(expr.left, scope)
+        rt = self.check(expr.right, scope)
+        if op in ("&&", "||"):
+            for side, t in ((expr.left, lt), (expr.right, rt)):
+                if not isinstance(t, BoolT):
+                    raise P4TypeError(f"'{op}' needs bool operands, got {t}", side.loc)
+            return BoolT()
+        if op in ("<<", ">>"):
+            if not isinstance(lt, BitT | IntT):
+                raise P4TypeError(f"cannot shift a value of type {lt}", expr.left.loc)
+            if isinstance(rt, BitT) and rt.signed:
+                raise P4TypeError("shift amount must be unsigned", expr.right.loc)
+            if not isinstance(rt, BitT | IntT):
+                raise P4TypeError(f"shift amount must be an integer, got {rt}", expr.right.loc)
+            if isinstance(rt, IntT):
+                amount = self._const(expr.right, "shift amount of an untyped integer")
+                if amount < 0:
+                    raise P4TypeError("negative shift amount", expr.right.loc)
+            if isinstance(lt, IntT) and not isinstance(rt, IntT):
+                if isinstance(expected, BitT):
+                    self._retype_int(expr.left, expected)
+                    return expected
+                raise P4TypeError("shifting an untyped integer by a run-time amount needs a "
+                                  "cast to give it a width", expr.loc)
+            return lt
+        if op == "++":
+            if isinstance(lt, IntT) or isinstance(rt, IntT):
+                raise P4TypeError("operands of '++' need a width; cast untyped integers",
+                                  expr.loc)
+            if not isinstance(lt, BitT) or not isinstance(rt, BitT):
+                raise P4TypeError(f"'++' needs bit<W> or int<W> operands, got {lt} and {rt}",
+                                  expr.loc)
+            return BitT(lt.width + rt.width, lt.signed)
+        if op in ("==", "!="):
+            if isinstance(lt, IntT) and isinstance(rt, IntT):
+                return BoolT()
+            if isinstance(expr.left, ast.ListExpr | ast.StructInitExpr):
+                self.coerce(expr.left, rt)
+            elif isinstance(expr.right, ast.ListExpr | ast.StructInitExpr):
+                self.coerce(expr.right, lt)
+            elif isinstance(lt, BitT | IntT | EnumT) and isinstance(rt, BitT | IntT | EnumT):
+                self._unify_numeric(expr)
+            elif lt != rt:
+                raise P4TypeError(f"cannot compare {lt} with {rt}", expr.loc)
+            return BoolT()
+        if not isinstance(lt, BitT | IntT) or not isinstance(rt, BitT | IntT):
+            bad = lt if not isinstance(lt, BitT | IntT) else rt
+            raise P4TypeError(f"'{op}' needs numeric operands, got {bad}", expr.loc)
+        t = self._unify_numeric(expr)
+        if op in COMPARE:
+            return BoolT()
+        if op in ("/", "%") and isinstance(t, BitT) and t.signed:
+            raise P4TypeError(f"'{op}' is not defined on signed values", expr.loc)
+        if op in ("|+|", "|-|") and isinstance(t, IntT):
+            raise P4TypeError(f"'{op}' needs a fixed-width operand", expr.loc)
+        return t
+
+    def _ternary(self, expr: ast.TernaryExpr, scope: Scope, expected: Type | None) -> Type:
+        ct = self.check(expr.cond, scope)
+        if not isinstance(ct, BoolT):
+            raise P4TypeError(f"condition of '?:' must be bool, got {ct}", expr.cond.loc)
+        a = self.check(expr.then, scope)
+        b = self.check(expr.else_, scope)
+        if isinstance(a, IntT) and isinstance(b, IntT):
+            if isinstance(expected, BitT):
+                self._retype_int(expr.then, expected)
+                self._retype_int(expr.else_, expected)
+                return expected
+            raise P4TypeError("'?:' with untyped integer branches needs a width", expr.loc)
+        if isinstance(a, IntT):
+            self.coerce(expr.then, b)
+            return b
+        if isinstance(b, IntT):
+            self.coerce(expr.else_, a)
+            return a
+        if a != b:
+            raise P4TypeError(f"branches of '?:' have different types: {a} and {b}", expr.loc)
+        return a
+
+    def _cast(self, expr: ast.CastExpr, scope: Scope) -> Type:
+        target = self.resolver.resolve(expr.type_ref, scope)
+        src = self.check(expr.expr, scope, None)
+        if isinstance(expr.expr, ast.ListExpr | ast.StructInitExpr):
+            self.coerce(expr.expr, target)
+            return target
+        if not cast_allowed(src, target):
+            raise P4TypeError(f"cannot cast {src} to {target}", expr.loc)
+        return target
+
+    # -- l-values -------------------------------------------------------------------
+    def check_lvalue(self, expr: ast.Expression, what: str) -> None:
+        """Raise unless `expr` may be written (spec 6.6: l-values)."""
+        node = expr
+        while True:
+            if isinstance(node, ast.MemberExpr):
+                if isinstance(node.base.type, StackT) and node.member == "last":
+                    pass
+                node = node.base
+            elif isinstance(node, ast.IndexExpr | ast.SliceExpr):
+                node = node.base
+            else:
+                break
+        if isinstance(node, ast.PathExpr):
+            decl = node.decl
+            if isinstance(decl, ast.VariableDecl):
+                return
+            if isinstance(decl, ast.Parameter):
+                if decl.direction in ("out", "inout"):
+                    return
+                raise P4TypeError(
+                    f"cannot {what} '{node.name}': it is a read-only "
+                    f"{decl.direction or 'directionless'} parameter", expr.loc)
+            if isinstance(decl, ast.ConstDecl):
+                raise P4TypeError(f"cannot {what} constant '{node.name}'", expr.loc)
+        if isinstance(node, ast.MethodCallExpr):
+            raise P4TypeError(f"cannot {what} the result of a call", expr.loc)
+        raise P4TypeError(f"cannot {what} this expression: it is not an l-value", expr.loc)
+
+
+class MatchKindMember:
+    """A name declared by `match_kind { ... }`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def cast_allowed(src: Type, dst: Type) -> bool:
+    """Explicit casts of spec 8.11."""
+    if src == dst:
+        return True
+    if isinstance(src, NewT):
+        return src.base == dst or cast_allowed(src.base, dst)
+    if isinstance(dst, NewT):
+        return src == dst.base or cast_allowed(src, dst.base)
+    if isinstance(src, BitT | IntT) and isinstance(dst, BitT | IntT):
+        return True
+    if isinstance(src, BoolT) and isinstance(dst, BitT) and dst.width == 1 and not dst.signed:
+        return True
+    if isinstance(dst, BoolT) and isinstance(src, BitT) and src.width == 1 and not src.signed:
+        return True
+    if isinstance(dst, BoolT) and isinstance(src, IntT):
+        return True
+    if isinstance(src, EnumT) and src.underlying is not None:
+        same_repr = isinstance(dst, EnumT) and dst.underlying == src.underlying
+        return isinstance(dst, BitT) or same_repr
+    if isinstance(dst, EnumT) and dst.underlying is not None:
+        return isinstance(src, BitT | IntT)
+    return False

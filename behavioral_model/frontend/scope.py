@@ -1,0 +1,58 @@
+"""Lexical scopes: P4 resolves a name to the nearest enclosing declaration (spec 6.8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ast
+from .errors import P4TypeError
+
+
+class Scope:
+    """One level of names. Extern functions and methods may be overloaded by arity, so a
+    name maps to a list of declarations."""
+
+    def __init__(self, parent: Scope | None = None, kind: str = "block") -> None:
+        self.parent = parent
+        self.kind = kind
+        self.names: dict[str, list[Any]] = {}
+
+    def declare(self, name: str, decl: Any, loc: Any = None, overloadable: bool = False) -> None:
+        existing = self.names.get(name)
+        if existing and not (overloadable and all(_overloadable(d) for d in existing)):
+            raise P4TypeError(f"re-declaration of '{name}'", loc)
+        self.names.setdefault(name, []).append(decl)
+
+    def lookup_all(self, name: str) -> list[Any]:
+        scope: Scope | None = self
+        while scope is not None:
+            found = scope.names.get(name)
+            if found:
+                return found
+            scope = scope.parent
+        return []
+
+    def lookup(self, name: str) -> Any | None:
+        found = self.lookup_all(name)
+        return found[0] if found else None
+
+    def root(self) -> Scope:
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def child(self, kind: str = "block") -> Scope:
+        return Scope(self, kind)
+
+
+def _overloadable(decl: Any) -> bool:
+    return isinstance(decl, ast.ExternFunctionDecl | ast.MethodDecl | ast.FunctionDecl)
+
+
+class TypeParamDecl:
+    """A generic type parameter in scope, bound to a concrete type or left as a variable."""
+
+    def __init__(self, name: str, bound: Any) -> None:
+        self.name = name
+        self.bound = bound

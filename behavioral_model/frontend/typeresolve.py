@@ -1,0 +1,238 @@
+"""Turning syntactic type references into semantic types (P4_16 spec 7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ast
+from .consteval import NotConstant, evaluate
+from .errors import P4TypeError
+from .scope import Scope, TypeParamDecl
+from .types import (
+    BitT,
+    BoolT,
+    ControlT,
+    DontCareT,
+    EnumT,
+    ErrorT,
+    ExternT,
+    HeaderT,
+    HeaderUnionT,
+    IntT,
+    MatchKindT,
+    NewT,
+    PackageT,
+    ParserT,
+    StackT,
+    StringT,
+    StructLike,
+    StructT,
+    TupleT,
+    Type,
+    TypeVar,
+    VarbitT,
+    VoidT,
+)
+
+BASE_TYPES: dict[str, Type] = {
+    "bool": BoolT(),
+    "error": ErrorT(),
+    "string": StringT(),
+    "int": IntT(),
+    "void": VoidT(),
+    "match_kind": MatchKindT(),
+}
+
+
+class TypeResolver:
+    """Resolves type references; caches the type of each declaration so identity holds."""
+
+    def __init__(self, check_expr: Any) -> None:
+        # check_expr(expr, scope, expected) types a width/size expression before folding.
+        self._check_expr = check_expr
+        self._decl_types: dict[int, Type] = {}
+        self.root: Scope | None = None  # the program's top-level scope, set by the checker
+
+    def const_int(self, expr: ast.Expression, scope: Scope, what: str) -> int:
+        self._check_expr(expr, scope, None)
+        try:
+            value = evaluate(expr)
+        except NotConstant:
+            raise P4TypeError(f"{what} must be a compile-time constant", expr.loc) from None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise P4TypeError(f"{what} must be an integer", expr.loc)
+        return value
+
+    def resolve(self, ref: ast.TypeRef, scope: Scope) -> Type:
+        t = self._resolve(ref, scope)
+        ref.resolved = t
+        return t
+
+    def _resolve(self, ref: ast.TypeRef, scope: Scope) -> Type:
+        if isinstance(ref, ast.BaseTypeRef):
+            if ref.name not in BASE_TYPES:
+                raise P4TypeError(f"unknown type '{ref.name}'", ref.loc)
+            return BASE_TYPES[ref.name]
+        if isinstance(ref, ast.BitTypeRef):
+            width = self.const_int(ref.width, scope, "bit width")
+            if width < (1 if ref.signed else 0):
+                raise P4TypeError(f"invalid width {width} for {'int' if ref.signed else 'bit'}",
+                                  ref.loc)
+            return BitT(width, ref.signed)
+        if isinstance(ref, ast.VarbitTypeRef):
+            width = self.const_int(ref.width, scope, "varbit width")
+            if width <= 0:
+                raise P4TypeError(f"invalid varbit width {width}", ref.loc)
+            return VarbitT(width)
+        if isinstance(ref, ast.DontCareTypeRef):
+            return DontCareT()
+        if isinstance(ref, ast.TupleTypeRef):
+            return TupleT(tuple(self.resolve(e, scope) for e in ref.elems))
+        if isinstance(ref, ast.StackTypeRef):
+            elem = self.resolve(ref.elem, scope)
+            if not isinstance(elem, HeaderT | HeaderUnionT | TypeVar):
+                raise P4TypeError(f"header stack element must be a header, not {elem}", ref.loc)
+            size = self.const_int(ref.size, scope, "header stack size")
+            if size <= 0:
+                raise P4TypeError(f"header stack size must be positive, got {size}", ref.loc)
+            return StackT(elem, size)
+        if isinstance(ref, ast.NamedTypeRef):
+            return self.named(ref.name, scope.root() if ref.dot_prefix else scope, ref)
+        if isinstance(ref, ast.SpecializedTypeRef):
+            args = tuple(self.resolve(a, scope) for a in ref.args)
+            base_decl = self._lookup_type_decl(ref.base.name, scope, ref)
+            ref.base.resolved = None
+            return self.specialize(base_decl, args, ref)
+        raise P4TypeError(f"unsupported type syntax {type(ref).__name__}", ref.loc)
+
+    def _lookup_type_decl(self, name: str, scope: Scope, ref: ast.Node) -> Any:
+        decl = scope.lookup(name)
+        if decl is None:
+            raise P4TypeError(f"unknown type '{name}'", ref.loc)
+        return decl
+
+    def named(self, name: str, scope: Scope, ref: ast.Node) -> Type:
+        decl = self._lookup_type_decl(name, scope, ref)
+        if isinstance(decl, TypeParamDecl):
+            return decl.bound
+        t = self.decl_type(decl, scope)
+        if t is None:
+            raise P4TypeError(f"'{name}' is not a type", ref.loc)
+        return t
+
+    def decl_type(self, decl: Any, scope: Scope) -> Type | None:
+        """The type a declaration introduces (None for non-type declarations)."""
+        key = id(decl)
+        if key in self._decl_types:
+            return self._decl_types[key]
+        t: Type | None
+        if isinstance(decl, ast.HeaderDecl | ast.StructDecl | ast.HeaderUnionDecl):
+            cls = {ast.HeaderDecl: HeaderT, ast.StructDecl: StructT,
+                   ast.HeaderUnionDecl: HeaderUnionT}[type(decl)]
+            t = cls(decl.name, decl)
+            self._decl_types[key] = t  # before the fields: allows self-reference errors
+            inner = scope.root().child("type")
+            for p in decl.type_params:
+                inner.declare(p, TypeParamDecl(p, TypeVar(p, decl)), decl.loc)
+            assert isinstance(t, StructLike)
+            t.fields = self._fields(decl, inner, cls)
+            return t
+        if isinstance(decl, ast.EnumDecl):
+            t = self._enum(decl, scope)
+        elif isinstance(decl, ast.TypedefDecl):
+            t = self.resolve(decl.type_ref, scope.root())
+        elif isinstance(decl, ast.NewTypeDecl):
+            t = NewT(decl.name, decl, base=self.resolve(decl.type_ref, scope.root()))
+        elif isinstance(decl, ast.ExternDecl):
+            t = ExternT(decl.name, decl)
+        elif isinstance(decl, ast.ParserTypeDecl | ast.ParserDecl):
+            t = ParserT(decl.name, decl)
+        elif isinstance(decl, ast.ControlTypeDecl | ast.ControlDecl):
+            t = ControlT(decl.name, decl)
+        elif isinstance(decl, ast.PackageTypeDecl):
+            t = PackageT(decl.name, decl)
+        else:
+            return None
+        self._decl_types[key] = t
+        return t
+
+    def _fields(self, decl: Any, scope: Scope, cls: type) -> list[tuple[str, Type]]:
+        fields: list[tuple[str, Type]] = []
+        seen: set[str] = set()
+        for f in decl.fields:
+            if f.name in seen:
+                raise P4TypeError(f"duplicate field '{f.name}' in {decl.name}", f.loc)
+            seen.add(f.name)
+            ft = self.resolve(f.type_ref, scope)
+            if cls is HeaderT and not _header_field_ok(ft):
+                raise P4TypeError(
+                    f"field '{f.name}' of header {decl.name} has type {ft}; header fields must "
+                    "be bit<W>, int<W>, varbit<W>, bool, a serializable enum or a struct of them",
+                    f.loc)
+            if cls is HeaderT and isinstance(ft, VarbitT) and any(
+                    isinstance(t, VarbitT) for _, t in fields):
+                raise P4TypeError(f"header {decl.name} has more than one varbit field", f.loc)
+            if cls is HeaderUnionT and not isinstance(ft, HeaderT):
+                raise P4TypeError(f"header_union field '{f.name}' must be a header", f.loc)
+            fields.append((f.name, ft))
+        return fields
+
+    def _enum(self, decl: ast.EnumDecl, scope: Scope) -> EnumT:
+        names = [m.name for m in decl.members]
+        if len(set(names)) != len(names):
+            raise P4TypeError(f"duplicate member in enum {decl.name}", decl.loc)
+        if decl.underlying is None:
+            return EnumT(decl.name, decl, members=names)
+        under = self.resolve(decl.underlying, scope.root())
+        if not isinstance(under, BitT):
+            raise P4TypeError(f"enum {decl.name}: underlying type must be bit<W> or int<W>",
+                              decl.underlying.loc)
+        values: dict[str, int] = {}
+        for m in decl.members:
+            if m.value is None:
+                raise P4TypeError(
+                    f"member '{m.name}' of serializable enum {decl.name} needs a value", m.loc)
+            values[m.name] = self.const_int(m.value, scope.root(), "enum value") & (
+                (1 << under.width) - 1)
+        return EnumT(decl.name, decl, members=names, underlying=under, values=values)
+
+    def specialize(self, decl: Any, args: tuple[Type, ...], ref: ast.Node) -> Type:
+        if isinstance(decl, ast.ExternDecl):
+            if len(args) > len(decl.type_params):
+                raise P4TypeError(
+                    f"{decl.name} takes {len(decl.type_params)} type arguments, got {len(args)}",
+                    ref.loc)
+            return ExternT(decl.name, decl, type_args=args)
+        if isinstance(decl, ast.HeaderDecl | ast.StructDecl | ast.HeaderUnionDecl):
+            if len(args) != len(decl.type_params):
+                raise P4TypeError(f"{decl.name} takes {len(decl.type_params)} type arguments",
+                                  ref.loc)
+            # A generic struct specialised: a fresh type with substituted fields.
+            cls = {ast.HeaderDecl: HeaderT, ast.StructDecl: StructT,
+                   ast.HeaderUnionDecl: HeaderUnionT}[type(decl)]
+            assert self.root is not None
+            inner = self.root.child("type")
+            for p, a in zip(decl.type_params, args, strict=True):
+                inner.declare(p, TypeParamDecl(p, a))
+            t = cls(f"{decl.name}<{', '.join(str(a) for a in args)}>", decl)
+            t.fields = self._fields(decl, inner, cls)
+            return t
+        if isinstance(decl, ast.ParserTypeDecl | ast.ParserDecl):
+            return ParserT(decl.name, decl, type_args=args)
+        if isinstance(decl, ast.ControlTypeDecl | ast.ControlDecl):
+            return ControlT(decl.name, decl, type_args=args)
+        if isinstance(decl, ast.PackageTypeDecl):
+            return PackageT(decl.name, decl, type_args=args)
+        raise P4TypeError(f"'{getattr(decl, 'name', '?')}' is not a generic type", ref.loc)
+
+
+def _header_field_ok(t: Type) -> bool:
+    if isinstance(t, BitT | VarbitT | BoolT | TypeVar):
+        return True
+    if isinstance(t, EnumT):
+        return t.underlying is not None
+    if isinstance(t, NewT):
+        return _header_field_ok(t.base)
+    if isinstance(t, StructT):
+        return all(_header_field_ok(ft) and not isinstance(ft, VarbitT) for _, ft in t.fields)
+    return False

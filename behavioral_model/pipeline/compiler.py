@@ -1,0 +1,131 @@
+"""The pipeline compiler: a checked v1model program to one compiled Python module.
+
+Compilation happens once per program. `CompiledProgram.bind(state)` then executes the
+module's code against one device's tables and externs, giving the six v1model blocks as
+plain Python functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..frontend import ast
+from ..frontend.checker import CheckedProgram
+from ..frontend.errors import P4TypeError
+from ..frontend.naming import BlockInstance, block_instances
+from ..frontend.types import StructLike, Type
+from . import support
+from .controlgen import ControlGenMixin
+from .emit import Module, StateBinding, Writer
+from .exprgen import ExprGenMixin, strip
+from .externgen import ExternGenMixin
+from .parsergen import ParserGenMixin
+from .values import ValueFactory
+
+V1MODEL_BLOCKS = ("parser", "verify_checksum", "ingress", "egress", "compute_checksum",
+                  "deparser")
+
+
+@dataclass
+class CompiledProgram:
+    """Generated source and everything needed to bind it to a device state."""
+
+    source: str
+    code: Any
+    constants: dict[str, Any]
+    bindings: list[StateBinding]
+    headers_type: Type
+    metadata_type: Type
+    std_meta_type: Type
+    values: ValueFactory
+    instances: list[BlockInstance]
+    # Paths of metadata fields per @field_list id, for resubmit/recirculate/clone.
+    field_lists: dict[int, list[str]] = field(default_factory=dict)
+
+    def bind(self, objects: dict[str, Any]) -> dict[str, Any]:
+        """Execute the module with `objects` (binding pyname -> state object)."""
+        ns: dict[str, Any] = dict(support.NAMESPACE)
+        ns.update(self.values.classes())
+        ns.update(self.constants)
+        ns.update(objects)
+        exec(self.code, ns)  # noqa: S102 - our own generated code
+        return ns
+
+
+class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenMixin):
+    def __init__(self, checked: CheckedProgram) -> None:
+        self.checked = checked
+        self.module = Module()
+        self.w = Writer(self.module)
+        self.values = ValueFactory()
+        self.env: dict[int, str] = {}
+        self.helpers: list[str] = []
+        self.top_actions = {id(d) for d in checked.program.decls
+                            if isinstance(d, ast.ActionDecl)}
+        self.block: BlockInstance = BlockInstance(None, "")
+
+    def compile(self) -> CompiledProgram:
+        blocks = self.checked.package_blocks
+        if len(blocks) != 6 or any(b is None for b in blocks):
+            raise P4TypeError("this target runs V1Switch programs: main must be "
+                              "V1Switch(parser, verify, ingress, egress, compute, deparser)",
+                              self.checked.main.loc if self.checked.main else None)
+        instances = block_instances(blocks)
+        parser = instances[0]
+        if not isinstance(parser.decl, ast.ParserDecl):
+            raise P4TypeError("the first V1Switch argument must be a parser", parser.decl.loc)
+        h_type = parser.decl.params[1].type_ref.resolved
+        m_type = parser.decl.params[2].type_ref.resolved
+        sm_type = parser.decl.params[3].type_ref.resolved
+        for inst, name in zip(instances, V1MODEL_BLOCKS, strict=True):
+            self.block = inst
+            if name == "parser":
+                self.gen_parser(inst.decl, f"block_{name}")
+            elif name == "deparser":
+                self.gen_deparser(inst.decl, f"block_{name}")
+            else:
+                self.gen_control(inst, f"block_{name}")
+        for t in (h_type, m_type, sm_type):
+            if isinstance(strip(t), StructLike):
+                self.values.class_for(strip(t))
+        source = "\n\n".join(self.helpers) + "\n\n" + self.module.source()
+        try:
+            code = compile(source, "<p4 pipeline>", "exec")
+        except SyntaxError as err:  # a bug of ours, not of the P4 program
+            raise RuntimeError(f"generated pipeline does not compile: {err}\n{source}") from err
+        return CompiledProgram(
+            source=source, code=code, constants=dict(self.module.constants),
+            bindings=list(self.module.bindings), headers_type=h_type, metadata_type=m_type,
+            std_meta_type=sm_type, values=self.values, instances=instances,
+            field_lists=_field_lists(m_type),
+        )
+
+
+def _field_lists(meta_type: Type) -> dict[int, list[str]]:
+    """Metadata fields annotated `@field_list(id, ...)` (v1model preserving externs)."""
+    from .values import py_name
+
+    out: dict[int, list[str]] = {}
+
+    def walk(t: Type, prefix: str) -> None:
+        t = strip(t)
+        if not isinstance(t, StructLike) or t.decl is None:
+            return
+        for f in t.decl.fields:
+            path = f"{prefix}{py_name(f.name)}"
+            ann = f.annotation("field_list")
+            if ann is not None:
+                for arg in ann.args:
+                    if isinstance(arg, ast.IntLiteral):
+                        out.setdefault(arg.value, []).append(path)
+            ft = t.field_type(f.name)
+            if isinstance(strip(ft), StructLike):
+                walk(ft, path + ".")
+
+    walk(meta_type, "")
+    return out
+
+
+def compile_program(checked: CheckedProgram) -> CompiledProgram:
+    return PipelineCompiler(checked).compile()

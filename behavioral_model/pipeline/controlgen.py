@@ -1,0 +1,369 @@
+"""Controls, actions, tables and statements to Python source.
+
+Actions and nested controls are inlined at their call sites (as p4c's front end does), so
+a whole control becomes one Python function whose P4 locals are Python locals. Parameters
+of an inlined callee are bound by name: out/inout arguments to the caller's l-value code
+(the callee writes through), in arguments to fresh locals holding their value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..frontend import ast
+from ..frontend.consteval import evaluate
+from ..frontend.errors import P4TypeError
+from ..frontend.naming import BlockInstance, qualify
+from ..frontend.types import ActionRunT, BitT, BoolT, HeaderUnionT, StackT, StructLike
+from .exprgen import strip
+from .values import py_name
+
+
+def _has_return(node: Any) -> bool:
+    if isinstance(node, ast.ReturnStatement):
+        return True
+    if isinstance(node, ast.BlockStatement):
+        return any(_has_return(s) for s in node.stmts)
+    if isinstance(node, ast.IfStatement):
+        return _has_return(node.then) or (node.else_ is not None and _has_return(node.else_))
+    if isinstance(node, ast.SwitchStatement):
+        return any(c.body is not None and _has_return(c.body) for c in node.cases)
+    return False
+
+
+class ControlGenMixin:
+    env: dict[int, str]
+    module: Any
+    w: Any
+    values: Any
+    checked: Any
+    block: BlockInstance
+    top_actions: set[int]
+
+    # -- control functions ------------------------------------------------------------
+    def gen_control(self, inst: BlockInstance, pyname: str) -> None:
+        """`def pyname(<params>, pk):` running the control's apply block."""
+        decl: ast.ControlDecl = inst.decl
+        names = [self.module.fresh(p.name) for p in decl.params]
+        self.w.line(f"def {pyname}({', '.join(names)}, pk):")
+        with self.w.indent():
+            for p, n in zip(decl.params, names, strict=True):
+                self.env[id(p)] = n
+            self.w.line("try:")
+            with self.w.indent():
+                self.control_body(inst, decl)
+            self.w.line("except _Exit:")
+            with self.w.indent():
+                self.w.line("pass")
+
+    def control_body(self, inst: BlockInstance, decl: ast.ControlDecl) -> None:
+        saved = self.block
+        self.block = inst
+        try:
+            for local in decl.locals:
+                if isinstance(local, ast.VariableDecl):
+                    self.declare_variable(local)
+            if _has_return(decl.body):
+                self.w.line("for _ in _ONCE:")
+                with self.w.indent():
+                    self.block_stmt(decl.body)
+            else:
+                self.block_stmt(decl.body)
+        finally:
+            self.block = saved
+
+    def declare_variable(self, decl: ast.VariableDecl) -> None:
+        name = self.module.fresh(decl.name)
+        t = decl.type_ref.resolved
+        if decl.init is not None:
+            value = self.copy_if_composite(self.expr(decl.init), decl.init)
+        else:
+            value = self.values.default_expr(t)
+        self.w.line(f"{name} = {value}")
+        self.env[id(decl)] = name
+
+    # -- statements -------------------------------------------------------------------
+    def block_stmt(self, block: ast.BlockStatement) -> None:
+        if not block.stmts:
+            self.w.line("pass")
+        for s in block.stmts:
+            self.statement(s)
+
+    def statement(self, s: Any) -> None:
+        if isinstance(s, ast.BlockStatement):
+            self.block_stmt(s)
+        elif isinstance(s, ast.AssignmentStatement):
+            self.assign(s.lhs, s.rhs)
+        elif isinstance(s, ast.MethodCallStatement):
+            self.call_statement(s.call)
+        elif isinstance(s, ast.IfStatement):
+            cond = self.expr(s.cond)
+            self.w.line(f"if {cond}:")
+            with self.w.indent():
+                self.statement(s.then)
+            if s.else_ is not None:
+                self.w.line("else:")
+                with self.w.indent():
+                    self.statement(s.else_)
+        elif isinstance(s, ast.SwitchStatement):
+            self.switch(s)
+        elif isinstance(s, ast.ExitStatement):
+            self.w.line("raise _Exit()")
+        elif isinstance(s, ast.ReturnStatement):
+            if s.value is not None:
+                self.w.line(f"return {self.expr(s.value)}")
+            else:
+                self.w.line("break")
+        elif isinstance(s, ast.EmptyStatement):
+            self.w.line("pass")
+        elif isinstance(s, ast.VariableDecl):
+            self.declare_variable(s)
+        elif isinstance(s, ast.ConstDecl):
+            pass  # constants are folded where they are used
+        else:
+            raise P4TypeError(f"unsupported statement {type(s).__name__}", s.loc)
+
+    def assign(self, lhs: ast.Expression, rhs: ast.Expression) -> None:
+        value = self.copy_if_composite(self.expr(rhs), rhs)
+        self.store(lhs, value)
+
+    def store(self, lhs: ast.Expression, value: str) -> None:
+        """Write `value` (Python code) into the l-value `lhs`."""
+        if isinstance(lhs, ast.SliceExpr):
+            hi, lo = evaluate(lhs.hi), evaluate(lhs.lo)
+            width = hi - lo + 1
+            field_mask = ((1 << width) - 1) << lo
+            target = self.expr(lhs.base)
+            base_t = strip(lhs.base.type)
+            full = (1 << base_t.width) - 1 if isinstance(base_t, BitT) else -1
+            code = f"({target} & {full & ~field_mask}) | ((({value}) << {lo}) & {field_mask})"
+            if isinstance(base_t, BitT) and base_t.signed:
+                code = self.wrap_code(code, base_t)
+            self.store(lhs.base, code)
+            return
+        if isinstance(lhs, ast.IndexExpr) and not isinstance(lhs.index, ast.IntLiteral):
+            idx = self.const_value(lhs.index)
+            if idx is None:
+                stack_t = strip(lhs.base.type)
+                size = stack_t.size if isinstance(stack_t, StackT) else 0
+                tmp = self.module.fresh("i")
+                self.w.line(f"{tmp} = {self.expr(lhs.index)}")
+                self.w.line(f"if {tmp} < {size}:")
+                with self.w.indent():
+                    self.w.line(f"{self.expr(lhs.base)}.elems[{tmp}]._set({value})")
+                self.w.line("else:")
+                with self.w.indent():
+                    self.w.line("pk.stack_error()")
+                return
+        target = self.expr(lhs)
+        t = strip(lhs.type)
+        if isinstance(t, StructLike | StackT):
+            self.w.line(f"{target}._set({value})")
+        else:
+            self.w.line(f"{target} = {value}")
+
+    def switch(self, s: ast.SwitchStatement) -> None:
+        subject = self.module.fresh("sw")
+        self.w.line(f"{subject} = {self.expr(s.expr)}")
+        is_action = isinstance(s.expr.type, ActionRunT)
+        pending: list[str] = []
+        first = True
+        for case in s.cases:
+            for label in case.labels:
+                if isinstance(label, ast.DefaultExpr):
+                    pending.append("True")
+                elif is_action:
+                    pending.append(f"{subject} == {self.action_name(label.decl)!r}")
+                else:
+                    pending.append(f"{subject} == {self.expr(label)}")
+            if case.body is None:
+                continue
+            cond = " or ".join(pending)
+            pending = []
+            self.w.line(f"{'if' if first else 'elif'} {cond}:")
+            first = False
+            with self.w.indent():
+                self.block_stmt(case.body)
+
+    # -- names ------------------------------------------------------------------------
+    def action_name(self, decl: ast.ActionDecl) -> str:
+        if id(decl) in self.top_actions:
+            return qualify("", decl)
+        return qualify(self.block.path, decl)
+
+    def table_name(self, decl: ast.TableDecl) -> str:
+        return qualify(self.block.path, decl)
+
+    # -- calls ------------------------------------------------------------------------
+    def call_statement(self, call: ast.MethodCallExpr) -> None:
+        target = call.target
+        kind = target.kind
+        if kind == "action":
+            self.inline_action(target.decl, [a for a in target.args])
+        elif kind == "table_apply":
+            self.apply_table(call)
+        elif kind == "apply":
+            self.inline_apply(call)
+        elif kind == "builtin":
+            self.builtin_statement(call)
+        else:
+            code = self.call_expr(call)
+            if code:
+                self.w.line(code)
+
+    def call_expr(self, call: ast.MethodCallExpr) -> str:
+        target = call.target
+        if target.kind == "builtin":
+            return self.builtin_expr(call)
+        if target.kind in ("extern_function", "extern_method"):
+            return self.extern_call(call)  # type: ignore[attr-defined]
+        if target.kind == "function":
+            return self.function_call(call)  # type: ignore[attr-defined]
+        if target.kind == "table_apply":
+            raise P4TypeError("use t.apply().hit, .miss or .action_run here", call.loc)
+        raise P4TypeError(f"a call of kind {target.kind} has no value", call.loc)
+
+    def builtin_expr(self, call: ast.MethodCallExpr) -> str:
+        target = call.target
+        if target.const_value is not None:
+            return str(target.const_value)
+        recv = target.receiver
+        if target.name == "isValid":
+            recv_t = strip(recv.type)
+            if isinstance(recv_t, HeaderUnionT):
+                code = self.expr(recv)
+                members = " or ".join(f"{code}.{py_name(m)}._valid" for m, _ in recv_t.fields)
+                return f"({members})"
+            return f"{self.expr(recv)}._valid"
+        raise P4TypeError(f"{target.name}() has no value", call.loc)
+
+    def builtin_statement(self, call: ast.MethodCallExpr) -> None:
+        target = call.target
+        recv = target.receiver
+        name = target.name
+        if name in ("setValid", "setInvalid"):
+            code = self.expr(recv)
+            if self.is_union_member(recv) and name == "setValid":
+                # Spec 8.20: making one member of a header union valid invalidates the others.
+                union = self.expr(recv.base)
+                for f, ft in strip(recv.base.type).fields:
+                    if f != recv.member:
+                        self.w.line(f"{union}.{py_name(f)}._set({self.values.default_expr(ft)})")
+            if name == "setValid":
+                self.w.line(f"{code}._valid = True")
+            else:
+                self.w.line(f"{code}._set({self.values.default_expr(strip(recv.type))})")
+        elif name in ("push_front", "pop_front"):
+            count = evaluate(target.args[0])
+            self.w.line(f"_{name}({self.expr(recv)}, {count})")
+        elif name == "isValid":
+            self.w.line(self.builtin_expr(call))
+        else:
+            raise P4TypeError(f"unsupported call {name}", call.loc)
+
+    def inline_action(self, decl: ast.ActionDecl, args: list[Any],
+                      arg_codes: list[str] | None = None) -> None:
+        """Inline an action body; `args` are argument expressions or `arg_codes` Python code
+        already evaluated (table entry data)."""
+        for i, p in enumerate(decl.params):
+            if arg_codes is not None and i < len(arg_codes):
+                name = self.module.fresh(p.name)
+                self.w.line(f"{name} = {arg_codes[i]}")
+                self.env[id(p)] = name
+                continue
+            a = args[i] if i < len(args) else None
+            self.bind_param(p, a)
+        if _has_return(decl.body):
+            self.w.line("for _ in _ONCE:")
+            with self.w.indent():
+                self.block_stmt(decl.body)
+        else:
+            self.block_stmt(decl.body)
+
+    def bind_param(self, p: ast.Parameter, a: ast.Expression | None) -> None:
+        if a is None:
+            name = self.module.fresh(p.name)
+            self.w.line(f"{name} = {self.values.default_expr(p.type_ref.resolved)}")
+            self.env[id(p)] = name
+        elif p.direction in ("out", "inout") and not isinstance(a, ast.DontCareExpr):
+            self.env[id(p)] = self.expr(a)
+        else:
+            name = self.module.fresh(p.name)
+            value = self.expr(a) if not isinstance(a, ast.DontCareExpr) else \
+                self.values.default_expr(p.type_ref.resolved)
+            if p.direction == "" and isinstance(strip(p.type_ref.resolved), StructLike):
+                value = self.copy_if_composite(value, a)
+            self.w.line(f"{name} = {value}")
+            self.env[id(p)] = name
+
+    def inline_apply(self, call: ast.MethodCallExpr) -> None:
+        target = call.target
+        decl = target.decl
+        if not isinstance(decl, ast.ControlDecl):
+            raise P4TypeError("calling a sub-parser is not supported yet", call.loc)
+        recv = target.receiver
+        inst_decl = recv.decl if isinstance(recv, ast.PathExpr) else None
+        child = next((c for c in self.block.children if c.inst is inst_decl), None)
+        if child is None:
+            raise P4TypeError("cannot resolve the control instance being applied", call.loc)
+        for p, a in zip(target.params, target.args, strict=True):
+            self.bind_param(p, a)
+        ctor_args = inst_decl.args if inst_decl is not None else []
+        for p, a in zip(decl.constructor_params, ctor_args, strict=False):
+            self.env[id(p)] = self.expr(a.value)
+        self.control_body(child, decl)
+
+    # -- tables -----------------------------------------------------------------------
+    def apply_table(self, e: ast.Expression) -> tuple[str, str]:
+        """Emit a table application; returns the Python names of (hit, action_run)."""
+        call = e if isinstance(e, ast.MethodCallExpr) else None
+        if call is None or call.target is None or call.target.kind != "table_apply":
+            raise P4TypeError("expected t.apply()", e.loc)
+        decl: ast.TableDecl = call.target.decl
+        tname = self.table_name(decl)
+        table = self.module.bind("table", tname)
+        keys = []
+        for k in decl.keys:
+            code = self.expr(k.expr)
+            if isinstance(strip(k.expr.type), BoolT):
+                code = f"(1 if {code} else 0)"
+            keys.append(code)
+        entry, hit, call_, action, args = (
+            self.module.fresh(x) for x in ("e", "hit", "ac", "an", "aa"))
+        key_tuple = "(" + "".join(k + ", " for k in keys) + ")"
+        self.w.line(f"{entry} = {table}.lookup({key_tuple})" if keys else f"{entry} = None")
+        self.w.line(f"if {entry} is None:")
+        with self.w.indent():
+            self.w.line(f"{hit} = False")
+            self.w.line(f"{call_} = {table}.default_action")
+        self.w.line("else:")
+        with self.w.indent():
+            self.w.line(f"{hit} = True")
+            self.w.line(f"{call_} = {entry}.action")
+            self.w.line(f"pk.table_hit({table}, {entry})")
+        self.w.line(f"{action} = {call_}.name")
+        self.w.line(f"{args} = {call_}.args")
+        first = True
+        for ref in decl.actions:
+            adecl = ref.decl
+            aname = self.action_name(adecl)
+            self.w.line(f"{'if' if first else 'elif'} {action} == {aname!r}:")
+            first = False
+            with self.w.indent():
+                directional = [p for p in adecl.params if p.direction]
+                bound = [a.value for a in ref.args]
+                codes = [f"{args}[{i}]" for i in range(len(adecl.params) - len(directional))]
+                for p, a in zip(directional, bound, strict=False):
+                    self.bind_param(p, a)
+                rest = adecl.params[len(directional):]
+                for i, p in enumerate(rest):
+                    name = self.module.fresh(p.name)
+                    self.w.line(f"{name} = {codes[i]}")
+                    self.env[id(p)] = name
+                if _has_return(adecl.body):
+                    self.w.line("for _ in _ONCE:")
+                    with self.w.indent():
+                        self.block_stmt(adecl.body)
+                else:
+                    self.block_stmt(adecl.body)
+        return hit, action

@@ -1,0 +1,297 @@
+"""Expressions to Python source (P4_16 spec 8 semantics on the value model of values.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..frontend import ast
+from ..frontend.consteval import NotConstant, evaluate
+from ..frontend.errors import P4TypeError
+from ..frontend.types import (
+    ActionRunT,
+    ApplyResultT,
+    BitT,
+    BoolT,
+    EnumT,
+    ErrorT,
+    HeaderT,
+    HeaderUnionT,
+    IntT,
+    NewT,
+    StackT,
+    StructLike,
+    TupleT,
+    Type,
+)
+from .values import py_name
+
+
+def strip(t: Type) -> Type:
+    while isinstance(t, NewT):
+        t = t.base
+    return t
+
+
+def mask(width: int) -> int:
+    return (1 << width) - 1
+
+
+class ExprGenMixin:
+    """Mixed into the pipeline compiler: needs self.w (Writer), self.module, self.env,
+    self.values, self.checked, and the statement/extern generators."""
+
+    env: dict[int, str]
+    checked: Any
+    module: Any
+    w: Any
+    values: Any
+
+    # -- helpers --------------------------------------------------------------------
+    def wrap_code(self, code: str, t: Type) -> str:
+        """Bring an arbitrary Python int expression back into the range of `t`."""
+        t = strip(t)
+        if isinstance(t, BitT):
+            if t.signed:
+                half = 1 << (t.width - 1)
+                return f"((({code}) + {half}) & {mask(t.width)}) - {half}"
+            return f"(({code}) & {mask(t.width)})"
+        return code
+
+    def const_value(self, e: ast.Expression) -> Any:
+        try:
+            return evaluate(e)
+        except NotConstant:
+            return None
+
+    def literal(self, value: Any, t: Type) -> str:
+        if isinstance(value, bool):
+            return "True" if value else "False"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, tuple) and value and value[0] == "error":
+            return str(self.checked.error_code(value[1]))
+        if isinstance(value, tuple) and value and value[0] == "enum":
+            et = strip(t)
+            assert isinstance(et, EnumT)
+            return str(et.members.index(value[2]))
+        if isinstance(value, str):
+            return repr(value)
+        raise P4TypeError(f"cannot use constant {value!r} here", None)
+
+    # -- expressions ----------------------------------------------------------------
+    def expr(self, e: ast.Expression) -> str:
+        t = e.type
+        if isinstance(e, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral | ast.UnaryExpr
+                      | ast.BinaryExpr | ast.CastExpr | ast.TernaryExpr | ast.SliceExpr):
+            value = self.const_value(e)
+            if value is not None and not isinstance(value, tuple):
+                return self.literal(value, t)
+        if isinstance(e, ast.PathExpr):
+            return self._path(e)
+        if isinstance(e, ast.MemberExpr):
+            return self._member(e)
+        if isinstance(e, ast.IndexExpr):
+            return self._index(e)
+        if isinstance(e, ast.SliceExpr):
+            hi, lo = evaluate(e.hi), evaluate(e.lo)
+            return f"(({self.expr(e.base)} >> {lo}) & {mask(hi - lo + 1)})"
+        if isinstance(e, ast.UnaryExpr):
+            return self._unary(e)
+        if isinstance(e, ast.BinaryExpr):
+            return self._binary(e)
+        if isinstance(e, ast.TernaryExpr):
+            return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.else_)})"
+        if isinstance(e, ast.CastExpr):
+            return self._cast(e)
+        if isinstance(e, ast.MethodCallExpr):
+            return self.call_expr(e)  # type: ignore[attr-defined]
+        if isinstance(e, ast.ListExpr | ast.StructInitExpr):
+            return self.composite_value(e, t)
+        if isinstance(e, ast.DontCareExpr):
+            return self.values.default_expr(t)
+        if isinstance(e, ast.TypeNameExpr):
+            raise P4TypeError("a type cannot be used as a value", e.loc)
+        raise P4TypeError(f"unsupported expression {type(e).__name__}", e.loc)
+
+    def _path(self, e: ast.PathExpr) -> str:
+        decl = e.decl
+        if isinstance(decl, ast.ConstDecl):
+            return self.literal(evaluate(decl.value), decl.type_ref.resolved)
+        code = self.env.get(id(decl))
+        if code is None:
+            raise P4TypeError(f"'{e.name}' cannot be used here", e.loc)
+        return code
+
+    def _member(self, e: ast.MemberExpr) -> str:
+        t = e.type
+        base_t = strip(e.base.type) if e.base.type is not None else None
+        if isinstance(t, ErrorT) and (isinstance(e.base, ast.TypeNameExpr) or isinstance(
+                base_t, ErrorT)):
+            return str(self.checked.error_code(e.member))
+        if isinstance(t, EnumT) and isinstance(base_t, EnumT) and (
+                isinstance(e.base, ast.TypeNameExpr) or not _is_value_path(e.base)):
+            if t.underlying is not None:
+                return str(t.values[e.member])
+            return str(t.members.index(e.member))
+        if isinstance(base_t, StackT):
+            stack = self.expr(e.base)
+            if e.member == "next":
+                return f"{stack}.elems[{stack}.next_index]"
+            if e.member == "last":
+                return f"{stack}.elems[{stack}.next_index - 1]"
+            if e.member == "lastIndex":
+                return f"(({stack}.next_index - 1) & 0xFFFFFFFF)"
+            if e.member == "nextIndex":
+                return f"{stack}.next_index"
+            if e.member == "size":
+                return str(base_t.size)
+        if isinstance(base_t, ApplyResultT):
+            hit_var, action_var = self.apply_table(e.base)  # type: ignore[attr-defined]
+            if e.member == "hit":
+                return hit_var
+            if e.member == "miss":
+                return f"(not {hit_var})"
+            return action_var
+        if isinstance(base_t, StructLike):
+            return f"{self.expr(e.base)}.{py_name(e.member)}"
+        raise P4TypeError(f"unsupported member access '.{e.member}'", e.loc)
+
+    def _index(self, e: ast.IndexExpr) -> str:
+        base_t = strip(e.base.type)
+        if isinstance(base_t, TupleT):
+            return f"{self.expr(e.base)}[{evaluate(e.index)}]"
+        idx = self.const_value(e.index)
+        if idx is not None:
+            return f"{self.expr(e.base)}.elems[{idx}]"
+        return f"{self.expr(e.base)}.elems[{self.expr(e.index)}]"
+
+    def _unary(self, e: ast.UnaryExpr) -> str:
+        v = self.expr(e.operand)
+        t = strip(e.type)
+        if e.op == "!":
+            return f"(not {v})"
+        if e.op == "+":
+            return v
+        if e.op == "-":
+            return self.wrap_code(f"-{v}", t)
+        if e.op == "~":
+            if isinstance(t, BitT) and not t.signed:
+                return f"({v} ^ {mask(t.width)})"
+            return f"(~{v})"
+        raise P4TypeError(f"unsupported operator {e.op}", e.loc)
+
+    def _binary(self, e: ast.BinaryExpr) -> str:
+        op = e.op
+        a, b = self.expr(e.left), self.expr(e.right)
+        t = strip(e.type)
+        lt = strip(e.left.type)
+        if op == "&&":
+            return f"({a} and {b})"
+        if op == "||":
+            return f"({a} or {b})"
+        if op in ("==", "!=", "<", ">", "<=", ">="):
+            return f"({a} {op} {b})"
+        if op in ("&", "|", "^"):
+            return f"({a} {op} {b})"
+        if op in ("+", "-", "*"):
+            return self.wrap_code(f"{a} {op} {b}", t)
+        if op in ("/", "%"):
+            pyop = "//" if op == "/" else "%"
+            return self.wrap_code(f"({a} {pyop} {b} if {b} else 0)", t)
+        if op in ("|+|", "|-|"):
+            assert isinstance(t, BitT)
+            lo, hi = ((-(1 << (t.width - 1)), (1 << (t.width - 1)) - 1) if t.signed
+                      else (0, mask(t.width)))
+            pyop = "+" if op == "|+|" else "-"
+            return f"min(max({a} {pyop} {b}, {lo}), {hi})"
+        if op == "<<":
+            if not isinstance(t, BitT):
+                return f"({a} << {b})"
+            amount = self.const_value(e.right)
+            if amount is not None:
+                return "0" if amount >= t.width else self.wrap_code(f"{a} << {amount}", t)
+            return self.wrap_code(f"({a} << {b} if {b} < {t.width} else 0)", t)
+        if op == ">>":
+            if isinstance(lt, BitT):
+                amount = self.const_value(e.right)
+                if amount is not None and amount >= lt.width:
+                    return f"(-1 if {a} < 0 else 0)" if lt.signed else "0"
+                if amount is None:
+                    limit = lt.width
+                    return f"({a} >> ({b} if {b} < {limit} else {limit}))"
+            return f"({a} >> {b})"
+        if op == "++":
+            rt = strip(e.right.type)
+            assert isinstance(rt, BitT)
+            code = f"(({a} << {rt.width}) | ({b} & {mask(rt.width)}))"
+            if isinstance(lt, BitT) and lt.signed:
+                code = f"(({a} & {mask(lt.width)}) << {rt.width} | ({b} & {mask(rt.width)}))"
+                return self.wrap_code(code, t)
+            return code
+        raise P4TypeError(f"unsupported operator {op}", e.loc)
+
+    def _cast(self, e: ast.CastExpr) -> str:
+        src = strip(e.expr.type)
+        dst = strip(e.type)
+        if isinstance(e.expr, ast.ListExpr | ast.StructInitExpr):
+            return self.composite_value(e.expr, e.type)
+        v = self.expr(e.expr)
+        if isinstance(dst, BoolT):
+            return f"({v} != 0)" if not isinstance(src, BoolT) else v
+        if isinstance(dst, BitT):
+            if isinstance(src, BoolT):
+                return f"(1 if {v} else 0)"
+            if isinstance(src, BitT) and src.width <= dst.width and not src.signed and \
+                    not dst.signed:
+                return v
+            return self.wrap_code(v, dst)
+        if isinstance(dst, EnumT) and dst.underlying is not None:
+            return self.wrap_code(v, dst.underlying)
+        if isinstance(dst, IntT):
+            return v
+        return v
+
+    # -- composite values -------------------------------------------------------------
+    def composite_value(self, e: ast.Expression, t: Type) -> str:
+        """A new header/struct/tuple value from `{...}` initializers."""
+        t = strip(t)
+        if isinstance(t, TupleT):
+            elems = e.elems if isinstance(e, ast.ListExpr) else [x for _, x in e.fields]
+            return "(" + "".join(self.expr(x) + ", " for x in elems) + ")"
+        if isinstance(t, StructLike):
+            if isinstance(e, ast.ListExpr):
+                pairs = list(zip([f for f, _ in t.fields], e.elems, strict=True))
+            else:
+                pairs = list(e.fields)
+            cls = self.module.constant(self.values.class_for(t), "cls")
+            args = ", ".join(f"{py_name(n)}={self.expr(x)}" for n, x in pairs)
+            valid = ", _valid=True" if isinstance(t, HeaderT) else ""
+            return f"_make({cls}{', ' if args else ''}{args}{valid})"
+        raise P4TypeError(f"cannot build a value of type {t}", e.loc)
+
+    def copy_if_composite(self, code: str, e: ast.Expression) -> str:
+        """Assignment of headers/structs/stacks copies the value (spec 8.x: value semantics)."""
+        t = strip(e.type)
+        if isinstance(t, StructLike | StackT) and not isinstance(
+                e, ast.ListExpr | ast.StructInitExpr | ast.CastExpr | ast.MethodCallExpr):
+            return f"{code}._copy()"
+        return code
+
+    def is_union_member(self, e: ast.Expression) -> bool:
+        return isinstance(e, ast.MemberExpr) and isinstance(strip(e.base.type), HeaderUnionT)
+
+    def action_run_type(self, t: Type) -> bool:
+        return isinstance(t, ActionRunT)
+
+
+def _is_value_path(e: ast.Expression) -> bool:
+    return isinstance(e, ast.PathExpr) and isinstance(
+        e.decl, ast.Parameter | ast.VariableDecl | ast.ConstDecl)
+
+
+def make_value(cls: type, **fields: Any) -> Any:
+    """Construct a header/struct value with some fields set (used by generated code)."""
+    obj = cls()
+    for k, v in fields.items():
+        setattr(obj, k, v)
+    return obj

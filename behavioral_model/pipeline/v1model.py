@@ -1,0 +1,320 @@
+"""The v1model architecture around the compiled blocks, with BMv2 simple_switch semantics.
+
+The order of events follows behavioral-model's docs/simple_switch.md ("pseudocode for what
+happens at the end of ingress and egress processing"): after ingress an I2E clone is made
+first, then resubmit wins over everything else, then a non-zero mcast_grp replicates,
+then egress_spec 511 drops, else the packet goes to egress_spec. After egress an E2E clone
+is made, then egress_spec 511 drops, then recirculate re-enters ingress, else the packet
+leaves on egress_port. `process` is a pure function of (device state, packet, port, time):
+queues, sockets and clocks live outside it.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ..runtime.digests import DigestMessage
+from ..runtime.state import DeviceState
+from .compiler import CompiledProgram
+from .support import AssertionFailed
+from .values import flatten_fields
+
+log = logging.getLogger("behavioral_model.pipeline")
+
+DROP_PORT = 511
+MAX_RECIRCULATIONS = 16
+
+# standard_metadata.instance_type values (BMv2 simple_switch).
+NORMAL, INGRESS_CLONE, EGRESS_CLONE, RECIRC, REPLICATION, RESUBMIT = 0, 1, 2, 4, 5, 6
+
+
+@dataclass
+class OutputPacket:
+    port: int
+    data: bytes
+
+
+@dataclass
+class EgressJob:
+    """A packet between ingress and egress: what the traffic manager queues."""
+
+    port: int
+    hdr: Any
+    meta: Any
+    sm: Any
+    payload: bytes
+    instance_type: int
+    rid: int = 0
+    priority: int = 0
+
+
+class PacketContext:
+    """Per-packet state the generated code reaches as `pk`."""
+
+    __slots__ = ("device", "sm", "payload", "parser_error", "rng", "now_us", "resubmit",
+                 "recirculate", "clone_spec", "truncate", "meter_color")
+
+    def __init__(self, device: V1ModelDevice, sm: Any, now_us: int) -> None:
+        self.device = device
+        self.sm = sm
+        self.payload = b""
+        self.parser_error = 0
+        self.rng = device.rng
+        self.now_us = now_us
+        self.resubmit: int | None = None
+        self.recirculate: int | None = None
+        self.clone_spec: tuple[int, int, int | None] | None = None
+        self.truncate = 0
+        self.meter_color = 0
+
+    def table_hit(self, table: Any, entry: Any) -> None:
+        res = self.device.direct_by_table.get(table.name)
+        if res is None:
+            return
+        if res[0]:
+            cell = entry.direct_counter
+            cell.packets += 1
+            cell.bytes += self.sm.packet_length
+        if res[1] and entry.direct_meter is not None:
+            units = self.sm.packet_length if res[1] == "bytes" else 1
+            self.meter_color = entry.direct_meter.execute(units, self.now_us)
+
+    def random(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi) if lo <= hi else lo
+
+    def digest(self, name: str, values: tuple) -> None:
+        self.device.state.digests.push(DigestMessage(name, values, self.now_us))
+
+    def clone(self, kind: int, session: int, field_list: int | None) -> None:
+        self.clone_spec = (kind, session, field_list)
+
+    def log(self, fmt: str, data: tuple) -> None:
+        text = fmt
+        for value in data:
+            text = text.replace("{}", str(value), 1)
+        log.info("log_msg: %s", text)
+        self.device.log_messages.append(text)
+
+    def execute_meter(self, meter: Any, index: int) -> int:
+        units = self.sm.packet_length if meter.kind == "bytes" else 1
+        return meter.execute(index, units, self.now_us)
+
+    def stack_error(self) -> None:
+        log.warning("header stack index out of bounds")
+
+
+class V1ModelDevice:
+    """One device running a compiled program against its own state."""
+
+    def __init__(self, compiled: CompiledProgram, state: DeviceState, seed: int = 0) -> None:
+        self.compiled = compiled
+        self.state = state
+        self.rng = random.Random(seed)
+        self.log_messages: list[str] = []
+        objects: dict[str, Any] = {}
+        for b in compiled.bindings:
+            objects[b.pyname] = _state_object(state, b.kind, b.name)
+        ns = compiled.bind(objects)
+        self.parser = ns["block_parser"]
+        self.verify = ns["block_verify_checksum"]
+        self.ingress_block = ns["block_ingress"]
+        self.egress_block = ns["block_egress"]
+        self.compute = ns["block_compute_checksum"]
+        self.deparser = ns["block_deparser"]
+        values = compiled.values
+        self.new_hdr = values.class_for(compiled.headers_type)
+        self.new_meta = values.class_for(compiled.metadata_type)
+        self.new_sm = values.class_for(compiled.std_meta_type)
+        self.direct_by_table: dict[str, tuple[str | None, str | None]] = {}
+        for res in state.direct_counters.values():
+            prev = self.direct_by_table.get(res.table, (None, None))
+            self.direct_by_table[res.table] = (res.kind, prev[1])
+        for res in state.direct_meters.values():
+            prev = self.direct_by_table.get(res.table, (None, None))
+            self.direct_by_table[res.table] = (prev[0], res.kind)
+
+    # -- whole pipeline ---------------------------------------------------------------
+    def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:
+        """Run one packet through ingress and egress (no queueing); all outputs."""
+        out: list[OutputPacket] = []
+        pending = [(data, port, NORMAL, None, None)]
+        rounds = 0
+        while pending:
+            data, port, itype, meta_keep, sm_keep = pending.pop(0)
+            rounds += 1
+            if rounds > MAX_RECIRCULATIONS + 1:
+                log.warning("too many resubmissions/recirculations; packet dropped")
+                break
+            jobs, again = self.ingress(data, port, now_us, itype, meta_keep)
+            if again is not None:
+                pending.append(again)
+            for job in jobs:
+                pkts, recirc = self.egress(job, now_us)
+                out.extend(pkts)
+                if recirc is not None:
+                    pending.append(recirc)
+        return out
+
+    # -- ingress ------------------------------------------------------------------------
+    def _run_parser(self, data: bytes, port: int, now_us: int, itype: int,
+                    meta: Any | None) -> tuple[Any, Any, Any, PacketContext]:
+        hdr = self.new_hdr()
+        meta = meta if meta is not None else self.new_meta()
+        sm = self.new_sm()
+        sm.ingress_port = port
+        sm.packet_length = len(data)
+        sm.instance_type = itype
+        sm.ingress_global_timestamp = now_us
+        pk = PacketContext(self, sm, now_us)
+        pos = self.parser(data, hdr, meta, sm, pk)
+        sm.parser_error = pk.parser_error
+        pk.payload = data[(pos + 7) >> 3:] if pk.parser_error == 0 else data[pos >> 3:]
+        return hdr, meta, sm, pk
+
+    def ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
+                meta: Any | None = None) -> tuple[list[EgressJob], tuple | None]:
+        """Parser, checksum verification and ingress; returns the egress jobs and a
+        packet to run through ingress again (resubmit), if any."""
+        hdr, meta, sm, pk = self._run_parser(data, port, now_us, itype, meta)
+        try:
+            self.verify(hdr, meta, pk)
+            self.ingress_block(hdr, meta, sm, pk)
+        except AssertionFailed as err:
+            log.error("assertion failed at %s; packet dropped", err)
+            return [], None
+        jobs: list[EgressJob] = []
+        if pk.clone_spec is not None and pk.clone_spec[0] == 0:
+            jobs.extend(self._i2e_clones(data, port, now_us, meta, pk.clone_spec))
+        if pk.resubmit is not None:
+            kept = self._preserved(meta, pk.resubmit)
+            return jobs, (data, port, RESUBMIT, kept, None)
+        if sm.mcast_grp:
+            replicas = self.state.pre.get_group(sm.mcast_grp) or ()
+            for r in replicas:
+                jobs.append(EgressJob(r.egress_port, hdr._copy(), meta._copy(), sm._copy(),
+                                      pk.payload, REPLICATION, r.rid, sm.priority))
+        elif sm.egress_spec == DROP_PORT:
+            pass
+        else:
+            jobs.append(EgressJob(sm.egress_spec, hdr, meta, sm, pk.payload, itype, 0,
+                                  sm.priority))
+        return jobs, None
+
+    def _i2e_clones(self, data: bytes, port: int, now_us: int, meta: Any,
+                    spec: tuple[int, int, int | None]) -> list[EgressJob]:
+        _, session_id, field_list = spec
+        session = self.state.pre.get_clone_session(session_id)
+        if session is None:
+            log.warning("clone to unconfigured session %d ignored", session_id)
+            return []
+        kept = self._preserved(meta, field_list)
+        hdr, cmeta, sm, pk = self._run_parser(data, port, now_us, INGRESS_CLONE, kept)
+        out = []
+        for r in self._session_replicas(session):
+            out.append(EgressJob(r.egress_port, hdr._copy(), cmeta._copy(), sm._copy(),
+                                 pk.payload[:], INGRESS_CLONE, r.rid))
+            if session.packet_length_bytes:
+                out[-1].sm.packet_length = min(sm.packet_length, session.packet_length_bytes)
+        return out
+
+    def _session_replicas(self, session: Any) -> tuple:
+        dests = session.destinations()
+        if dests:
+            return dests
+        return self.state.pre.get_group(session.multicast_group_id) or ()
+
+    def _preserved(self, meta: Any, field_list: int | None) -> Any:
+        """A fresh metadata struct keeping only the fields of `@field_list(field_list)`."""
+        fresh = self.new_meta()
+        if field_list is None:
+            return fresh
+        for path in self.compiled.field_lists.get(field_list, []):
+            *parents, leaf = path.split(".")
+            src, dst = meta, fresh
+            for p in parents:
+                src, dst = getattr(src, p), getattr(dst, p)
+            value = getattr(src, leaf)
+            setattr(dst, leaf, value._copy() if hasattr(value, "_copy") else value)
+        return fresh
+
+    # -- egress -------------------------------------------------------------------------
+    def egress(self, job: EgressJob, now_us: int = 0
+               ) -> tuple[list[OutputPacket], tuple | None]:
+        """Egress, checksum update and deparser for one queued packet."""
+        sm = job.sm
+        sm.egress_port = job.port
+        sm.egress_spec = job.port
+        sm.egress_rid = job.rid
+        sm.instance_type = job.instance_type
+        sm.egress_global_timestamp = now_us
+        if not sm.enq_timestamp:
+            sm.enq_timestamp = now_us & 0xFFFFFFFF
+        pk = PacketContext(self, sm, now_us)
+        pk.payload = job.payload
+        try:
+            self.egress_block(job.hdr, job.meta, sm, pk)
+        except AssertionFailed as err:
+            log.error("assertion failed at %s; packet dropped", err)
+            return [], None
+        out: list[OutputPacket] = []
+        clone_jobs: list[EgressJob] = []
+        if pk.clone_spec is not None and pk.clone_spec[0] == 1:
+            clone_jobs = self._e2e_clones(job, pk)
+        recirc = None
+        if sm.egress_spec != DROP_PORT:
+            data = self._deparse(job.hdr, job.meta, pk)
+            if pk.recirculate is not None:
+                recirc = (data, sm.ingress_port, RECIRC,
+                          self._preserved(job.meta, pk.recirculate), None)
+            else:
+                if pk.truncate:
+                    data = data[:pk.truncate]
+                out.append(OutputPacket(job.port, data))
+        for cj in clone_jobs:
+            pkts, _ = self.egress(cj, now_us)
+            out.extend(pkts)
+        return out, recirc
+
+    def _e2e_clones(self, job: EgressJob, pk: PacketContext) -> list[EgressJob]:
+        _, session_id, field_list = pk.clone_spec  # type: ignore[misc]
+        session = self.state.pre.get_clone_session(session_id)
+        if session is None:
+            log.warning("clone to unconfigured session %d ignored", session_id)
+            return []
+        kept = self._preserved(job.meta, field_list)
+        jobs = []
+        for r in self._session_replicas(session):
+            sm = self.new_sm()
+            sm.ingress_port = job.sm.ingress_port
+            sm.packet_length = job.sm.packet_length
+            jobs.append(EgressJob(r.egress_port, job.hdr._copy(), kept._copy(), sm,
+                                  job.payload, EGRESS_CLONE, r.rid))
+        return jobs
+
+    def _deparse(self, hdr: Any, meta: Any, pk: PacketContext) -> bytes:
+        self.compute(hdr, meta, pk)
+        chunks: list[bytes] = []
+        self.deparser(chunks, hdr, pk)
+        chunks.append(pk.payload)
+        return b"".join(chunks)
+
+
+def _state_object(state: DeviceState, kind: str, name: str) -> Any:
+    if kind == "table":
+        return state.tables[name]
+    if kind == "register":
+        return state.registers[name]
+    if kind == "counter":
+        return state.counters[name]
+    if kind == "meter":
+        return state.meters[name]
+    if kind == "value_set":
+        return state.value_sets.setdefault(name, [])
+    raise KeyError(f"unknown state object kind {kind}")
+
+
+def digest_fields(t: Any) -> list[str]:
+    return [path for path, _ in flatten_fields(t)]

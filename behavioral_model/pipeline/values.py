@@ -1,0 +1,185 @@
+"""Run-time representation of P4 values.
+
+bit<W> and int<W> are Python ints kept in range (int<W> as signed values), bool is bool,
+error and enum members are ints. Headers, structs and header unions become generated
+classes with `__slots__` so field access is a plain attribute access; a header stack is a
+`HeaderStack`. Every field starts at zero: reads of uninitialised or invalid data give 0.
+"""
+
+from __future__ import annotations
+
+import keyword
+from typing import Any
+
+from ..frontend.types import (
+    BitT,
+    BoolT,
+    EnumT,
+    HeaderT,
+    HeaderUnionT,
+    NewT,
+    StackT,
+    StructLike,
+    StructT,
+    TupleT,
+    Type,
+    VarbitT,
+)
+
+
+def py_name(name: str) -> str:
+    """A Python attribute name for a P4 field name."""
+    if keyword.iskeyword(name) or name.startswith("_") or name in ("elems",):
+        return f"f_{name}"
+    return name
+
+
+class HeaderStack:
+    """A header stack: fixed-size list of headers plus the next index (spec 8.18)."""
+
+    __slots__ = ("elems", "next_index")
+
+    def __init__(self, elems: list[Any]) -> None:
+        self.elems = elems
+        self.next_index = 0
+
+    def _copy(self) -> HeaderStack:
+        s = HeaderStack([e._copy() for e in self.elems])
+        s.next_index = self.next_index
+        return s
+
+    def _set(self, other: HeaderStack) -> None:
+        for mine, theirs in zip(self.elems, other.elems, strict=True):
+            mine._set(theirs)
+        self.next_index = other.next_index
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HeaderStack) and self.elems == other.elems
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"HeaderStack({self.elems!r}, next={self.next_index})"
+
+
+class ValueFactory:
+    """Builds (once per type) the Python class of each header/struct/union type."""
+
+    def __init__(self) -> None:
+        self._classes: dict[Any, type] = {}
+
+    def default_expr(self, t: Type) -> str:
+        """Python source creating the zero value of type `t` (used by generated code)."""
+        t = _strip(t)
+        if isinstance(t, BoolT):
+            return "False"
+        if isinstance(t, StructLike):
+            return f"{self.class_name(t)}()"
+        if isinstance(t, StackT):
+            elem = self.default_expr(t.elem)
+            return f"_HeaderStack([{', '.join([elem] * t.size)}])"
+        if isinstance(t, TupleT):
+            return "(" + "".join(self.default_expr(e) + ", " for e in t.elems) + ")"
+        return "0"
+
+    def class_name(self, t: StructLike) -> str:
+        cls = self.class_for(t)
+        return cls.__name__
+
+    def classes(self) -> dict[str, type]:
+        return {cls.__name__: cls for cls in self._classes.values()}
+
+    def class_for(self, t: StructLike) -> type:
+        key = (type(t).__name__, t.name, id(t.decl), tuple(t.fields) if t.decl is None else ())
+        cls = self._classes.get(key)
+        if cls is None:
+            cls = self._build(t, len(self._classes))
+            self._classes[key] = cls
+        return cls
+
+    def _build(self, t: StructLike, serial: int) -> type:
+        kind = {HeaderT: "H", HeaderUnionT: "U", StructT: "S"}.get(type(t), "S")
+        safe = "".join(c if c.isalnum() else "_" for c in t.name)
+        name = f"_{kind}{serial}_{safe}"
+        fields = [(py_name(f), ft) for f, ft in t.fields]
+        slots = [f for f, _ in fields]
+        varbits = [f for f, ft in fields if isinstance(ft, VarbitT)]
+        is_header = isinstance(t, HeaderT)
+        if is_header:
+            slots.append("_valid")
+        slots.extend(f"_w_{f}" for f in varbits)
+        ns: dict[str, Any] = {"_HeaderStack": HeaderStack}
+        for _, ft in fields:
+            inner = _strip(ft)
+            if isinstance(inner, StructLike):
+                ns[self.class_name(inner)] = self.class_for(inner)
+            if isinstance(inner, StackT) and isinstance(inner.elem, StructLike):
+                ns[self.class_name(inner.elem)] = self.class_for(inner.elem)
+        init = [f"        self.{f} = {self.default_expr(ft)}" for f, ft in fields]
+        if is_header:
+            init.append("        self._valid = False")
+        init.extend(f"        self._w_{f} = 0" for f in varbits)
+        copy_lines = []
+        set_lines = []
+        for f in slots:
+            ft = dict(fields).get(f)
+            composite = ft is not None and isinstance(_strip(ft), StructLike | StackT)
+            copy_lines.append(f"        n.{f} = self.{f}._copy()" if composite
+                              else f"        n.{f} = self.{f}")
+            set_lines.append(f"        self.{f}._set(o.{f})" if composite
+                             else f"        self.{f} = o.{f}")
+        src = [f"class {name}:", f"    __slots__ = {tuple(slots)!r}", "    def __init__(self):"]
+        src += init or ["        pass"]
+        src += ["    def _copy(self):", f"        n = {name}.__new__({name})"]
+        src += copy_lines + ["        return n", "    def _set(self, o):"]
+        src += set_lines or ["        pass"]
+        eq_fields = [f for f, _ in fields]
+        if is_header:
+            src += ["    def __eq__(self, o):",
+                    "        if self._valid != o._valid: return False",
+                    "        if not self._valid: return True",
+                    "        return " + (" and ".join(f"self.{f} == o.{f}" for f in eq_fields)
+                                         or "True")]
+        else:
+            src += ["    def __eq__(self, o):",
+                    "        return " + (" and ".join(f"self.{f} == o.{f}" for f in eq_fields)
+                                         or "True")]
+        src += ["    __hash__ = None",
+                "    def __repr__(self):",
+                f"        return '{t.name}(' + ', '.join(f'{{k}}={{getattr(self, k)!r}}' "
+                f"for k in {name}.__slots__) + ')'"]
+        exec(compile("\n".join(src), f"<p4 type {t.name}>", "exec"), ns)  # noqa: S102
+        cls = ns[name]
+        cls.p4_type = t
+        return cls
+
+
+def _strip(t: Type) -> Type:
+    while isinstance(t, NewT):
+        t = t.base
+    return t
+
+
+def flatten_fields(t: Type) -> list[tuple[str, Type]]:
+    """Leaf fields of a struct/header in order, as dotted Python attribute paths."""
+    t = _strip(t)
+    if not isinstance(t, StructLike):
+        return [("", t)]
+    out: list[tuple[str, Type]] = []
+    for f, ft in t.fields:
+        for sub, st in flatten_fields(ft):
+            out.append((py_name(f) + ("." + sub if sub else ""), st))
+    return out
+
+
+def bit_width(t: Type) -> int:
+    t = _strip(t)
+    if isinstance(t, BitT):
+        return t.width
+    if isinstance(t, BoolT):
+        return 1
+    if isinstance(t, EnumT):
+        return t.underlying.width if t.underlying is not None else 32
+    if isinstance(t, VarbitT):
+        return t.max_width
+    return 32
