@@ -26,7 +26,8 @@ from behavioral_model.frontend.p4info import (
     write_p4info,
 )
 from behavioral_model.frontend.p4info_ids import SuffixSet, SymbolTable, jenkins_hash
-from behavioral_model.program import load_program, load_program_text
+from behavioral_model.frontend.preprocess import preprocess_text
+from behavioral_model.program import check_source, load_program, load_program_text
 
 P4_DIR = Path(__file__).parent / "p4"
 
@@ -380,6 +381,11 @@ def test_value_sets(externs: p4info_pb2.P4Info) -> None:
 def test_other_match_kind_and_default_action_arguments() -> None:
     info = generate_p4info(load_program_text(OTHER_MATCH, "other_match.p4").checked)
     t = by_name(info.tables, "C.t")
+    # The unused counter E.t shares the last component: both aliases need two.
+    assert t.preamble.alias == "C.t"
+    assert by_name(info.counters, "E.t").preamble.alias == "E.t"
+    # An action only called from the apply block is part of the control.
+    assert names(info.actions) == ["C.set", "C.direct"]
     assert [(f.name, f.match_type, f.other_match_type) for f in t.match_fields] == [
         ("h.a", p4info_pb2.MatchField.UNSPECIFIED, "fancy"),
         ("h.b", p4info_pb2.MatchField.EXACT, "")]
@@ -425,6 +431,13 @@ def test_write_rejects_unknown_suffix(tmp_path: Path, basic: p4info_pb2.P4Info) 
 
 
 @pytest.mark.parametrize(("snippet", "message", "line"), [
+    # A value set P4Runtime cannot describe.
+    ("struct vs_t { bool flag; }\n"
+     "control C(inout h_t h) { apply { } }\n"
+     "parser Q(packet_in p, out h_t h) {\n"
+     "    value_set<vs_t>(4) vs;\n"
+     "    state start { transition select(h.a) { vs: accept; default: accept; } }\n"
+     "}", "value_set 'P.q.vs': field 'flag'", 1),
     # An action parameter P4Runtime cannot describe.
     ("struct s_t { bit<8> a; }\n"
      "control C(inout h_t h) {\n"
@@ -470,14 +483,19 @@ def test_write_rejects_unknown_suffix(tmp_path: Path, basic: p4info_pb2.P4Info) 
      "    @name(\".same\") table t1 { key = { h.a : exact; } actions = { a; } }\n"
      "    @name(\".same\") table t2 { key = { h.a : exact; } actions = { a; } }\n"
      "    apply { t1.apply(); t2.apply(); }\n"
-     "}", "used for multiple table objects", None),
+     "}", "used for multiple table objects", 4),
 ])
 def test_bad_input_raises_p4error_with_location(snippet: str, message: str,
                                                 line: int | None) -> None:
-    text = BAD_PROLOGUE + snippet + BAD_EPILOGUE
-    program = load_program_text(text, "bad.p4")
+    epilogue = BAD_EPILOGUE
+    if "parser Q" in snippet:  # use the snippet's parser as a sub-parser
+        epilogue = epilogue.replace("state start { p.extract(hdr.h); transition accept; }",
+                                    "Q() q;\n    state start { q.apply(p, hdr.h); "
+                                    "transition accept; }")
+    text = BAD_PROLOGUE + snippet + epilogue
+    checked = check_source(preprocess_text(text, "bad.p4"))  # P4Info needs no pipeline
     with pytest.raises(P4Error, match=message) as exc:
-        generate_p4info(program.checked)
+        generate_p4info(checked)
     err = exc.value
     assert err.location is not None
     assert err.location.file == "bad.p4"
@@ -530,14 +548,18 @@ parser P(packet_in p, out headers hdr, inout metadata m, inout standard_metadata
 control V(inout headers h, inout metadata m) { apply { } }
 control C(inout headers hdr, inout metadata m, inout standard_metadata_t s) {
     action set(bit<9> x, bit<32> y, bool flag) { s.egress_spec = x; }
+    action direct() { }
     table t {
         key = { hdr.h.a : fancy @name("h.a"); hdr.h.b : exact @name("h.b"); }
         actions = { set; }
         default_action = set(0x102, 10, true);
     }
-    apply { t.apply(); }
+    apply { t.apply(); direct(); }
 }
-control E(inout headers h, inout metadata m, inout standard_metadata_t s) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t s) {
+    counter(32w4, CounterType.packets) t;
+    apply { }
+}
 control CC(inout headers h, inout metadata m) { apply { } }
 control D(packet_out p, in headers h) { apply { } }
 V1Switch(P(), V(), C(), E(), CC(), D()) main;

@@ -21,15 +21,7 @@ STF_DIR = Path(__file__).parent / "stf"
 STF_FILES = sorted(STF_DIR.glob("*.stf"))
 
 # test name -> why it fails today (a bug in the frontend or pipeline).
-_CONSTEVAL_MEMBER_BUG = (
-    "frontend consteval folds any member expression of error/enum type to a constant, "
-    "fields included: 'sm.parser_error == error.NoError' and 'meta.color == Color.GREEN' "
-    "are always false"
-)
-KNOWN_BUGS: dict[str, str] = {
-    "parser_errors": _CONSTEVAL_MEMBER_BUG,
-    "enum_compare": _CONSTEVAL_MEMBER_BUG,
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @cache

@@ -244,6 +244,11 @@ class Checker:
         if isinstance(keyset, ast.DefaultExpr | ast.DontCareExpr):
             keyset.type = TupleT(tuple(key_types))
             return
+        if isinstance(keyset, ast.PathExpr) and isinstance(scope.lookup(keyset.name),
+                                                            ast.ValueSetDecl):
+            # A value set matches the whole key, a tuple of fields included.
+            self.exprs.check(keyset, scope)
+            return
         elems = keyset.elems if isinstance(keyset, ast.ListExpr) else [keyset]
         if isinstance(keyset, ast.ListExpr) and len(key_types) == 1 and len(elems) != 1:
             elems = [keyset]
@@ -251,6 +256,9 @@ class Checker:
             raise P4TypeError(f"{what} label has {len(elems)} elements, the key has "
                               f"{len(key_types)}", keyset.loc)
         for e, kt in zip(elems, key_types, strict=True):
+            if isinstance(e, ast.DefaultExpr | ast.DontCareExpr):
+                e.type = kt
+                continue
             if isinstance(e, ast.PathExpr) and isinstance(scope.lookup(e.name), ast.ValueSetDecl):
                 self.exprs.check(e, scope)
                 continue
@@ -381,8 +389,6 @@ class Checker:
         elif isinstance(stmt, ast.MethodCallStatement):
             self.exprs.check(stmt.call, scope)
         elif isinstance(stmt, ast.IfStatement):
-            if self._in_parser:
-                raise P4TypeError("if statements are not allowed in a parser state", stmt.loc)
             ct = self.exprs.check(stmt.cond, scope)
             if not isinstance(ct, BoolT):
                 raise P4TypeError(f"condition must be bool, got {ct}", stmt.cond.loc)

@@ -45,7 +45,7 @@ def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
                 t, BitT
             ) else evaluate(decl.value, errors)
         raise NotConstant(expr.name)
-    if isinstance(expr, ast.MemberExpr):
+    if isinstance(expr, ast.MemberExpr) and names_type(expr.base):
         if isinstance(t, ErrorT):
             return ("error", expr.member)
         if isinstance(t, EnumT):
@@ -86,6 +86,17 @@ def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
         if value is not None:
             return value
     raise NotConstant(type(expr).__name__)
+
+
+def names_type(base: ast.Expression) -> bool:
+    """True for the `E` of `E.member` when E names a type (enum, error), not a value."""
+    if isinstance(base, ast.TypeNameExpr):
+        return True
+    if isinstance(base, ast.PathExpr):
+        if isinstance(base.decl, ast.EnumDecl | ast.TypedefDecl | ast.NewTypeDecl):
+            return True
+        return base.name == "error" and base.decl is None
+    return False
 
 
 def _literal_type(lit: ast.IntLiteral) -> Type:

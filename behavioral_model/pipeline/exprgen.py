@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..frontend import ast
-from ..frontend.consteval import NotConstant, evaluate
+from ..frontend.consteval import NotConstant, evaluate, names_type
 from ..frontend.errors import P4TypeError
 from ..frontend.types import (
     ActionRunT,
@@ -125,11 +125,9 @@ class ExprGenMixin:
     def _member(self, e: ast.MemberExpr) -> str:
         t = e.type
         base_t = strip(e.base.type) if e.base.type is not None else None
-        if isinstance(t, ErrorT) and (isinstance(e.base, ast.TypeNameExpr) or isinstance(
-                base_t, ErrorT)):
+        if isinstance(t, ErrorT) and names_type(e.base):
             return str(self.checked.error_code(e.member))
-        if isinstance(t, EnumT) and isinstance(base_t, EnumT) and (
-                isinstance(e.base, ast.TypeNameExpr) or not _is_value_path(e.base)):
+        if isinstance(t, EnumT) and names_type(e.base):
             if t.underlying is not None:
                 return str(t.values[e.member])
             return str(t.members.index(e.member))
@@ -282,11 +280,6 @@ class ExprGenMixin:
 
     def action_run_type(self, t: Type) -> bool:
         return isinstance(t, ActionRunT)
-
-
-def _is_value_path(e: ast.Expression) -> bool:
-    return isinstance(e, ast.PathExpr) and isinstance(
-        e.decl, ast.Parameter | ast.VariableDecl | ast.ConstDecl)
 
 
 def make_value(cls: type, **fields: Any) -> Any:

@@ -126,6 +126,14 @@ class ParserGenMixin:
                          keys: list[ast.Expression]) -> str:
         if isinstance(keyset, ast.DefaultExpr | ast.DontCareExpr):
             return "True"
+        if isinstance(keyset, ast.PathExpr) and isinstance(keyset.decl, ast.ValueSetDecl) \
+                and len(names) > 1:
+            # A tuple-typed value set matches the key fields concatenated in order.
+            concat = names[0]
+            for n, k in zip(names[1:], keys[1:], strict=True):
+                concat = f"(({concat}) << {_fixed_width(strip(k.type))} | {n})"
+            vs = self.module.bind("value_set", self.value_set_name(keyset.decl))
+            return f"_vs_match({vs}, {concat})"
         elems = keyset.elems if isinstance(keyset, ast.ListExpr) and len(names) > 1 else [keyset]
         parts = []
         for e, n, k in zip(elems, names, keys, strict=True):
