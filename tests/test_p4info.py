@@ -125,7 +125,7 @@ def test_jenkins_hash_matches_reference() -> None:
 def test_program_ids_match_p4c_values() -> None:
     """A program of our own reusing names of p4c's samples gets p4c's published ids."""
     info = generate_p4info(load_program_text(SAMPLE_NAMES, "sample_names.p4").checked)
-    ids = {(e.preamble.name): e.preamble.id for e in [*info.tables, *info.actions]}
+    ids = {e.preamble.name: e.preamble.id for e in [*info.tables, *info.actions]}
     assert ids["NoAction"] == 21257015
     assert ids["MyIngress.drop"] == 25652968
     assert ids["MyIngress.set_nhop"] == 24952588
@@ -399,6 +399,20 @@ def test_other_match_kind_and_default_action_arguments() -> None:
         (1, b"\x01\x02"), (2, b"\x00\x00\x00\x0a"), (3, b"\x01")]
 
 
+def test_new_types_and_translation() -> None:
+    info = generate_p4info(load_program_text(NEW_TYPES, "new_types.p4").checked)
+    t = by_name(info.tables, "C.t")
+    assert [(f.name, f.bitwidth, f.type_name.name) for f in t.match_fields] == [
+        ("m.port", 32, "port_id_t"), ("m.vrf", 16, "vrf_t")]
+    fwd = by_name(info.actions, "C.fwd")
+    assert [(p.name, p.bitwidth, p.type_name.name) for p in fwd.params] == [
+        ("port", 32, "port_id_t"), ("vrf", 16, "vrf_t")]
+    port = info.type_info.new_types["port_id_t"]
+    assert (port.translated_type.uri, port.translated_type.sdn_bitwidth) == (
+        "p4.org/psa/v1/PortId_t", 32)
+    assert info.type_info.new_types["vrf_t"].original_type.bitstring.bit.bitwidth == 16
+
+
 # ---------------------------------------------------------------------------------------
 # output formats
 
@@ -560,6 +574,30 @@ control E(inout headers h, inout metadata m, inout standard_metadata_t s) {
     counter(32w4, CounterType.packets) t;
     apply { }
 }
+control CC(inout headers h, inout metadata m) { apply { } }
+control D(packet_out p, in headers h) { apply { } }
+V1Switch(P(), V(), C(), E(), CC(), D()) main;
+"""
+
+NEW_TYPES = """
+#include <core.p4>
+#include <v1model.p4>
+@p4runtime_translation("p4.org/psa/v1/PortId_t", 32)
+type bit<9> port_id_t;
+type bit<16> vrf_t;
+header h_t { bit<8> a; }
+struct headers { h_t h; }
+struct metadata { port_id_t port; vrf_t vrf; }
+parser P(packet_in p, out headers hdr, inout metadata m, inout standard_metadata_t s) {
+    state start { p.extract(hdr.h); transition accept; }
+}
+control V(inout headers h, inout metadata m) { apply { } }
+control C(inout headers hdr, inout metadata m, inout standard_metadata_t s) {
+    action fwd(port_id_t port, vrf_t vrf) { m.port = port; m.vrf = vrf; }
+    table t { key = { m.port : exact; m.vrf : exact; } actions = { fwd; } }
+    apply { t.apply(); }
+}
+control E(inout headers h, inout metadata m, inout standard_metadata_t s) { apply { } }
 control CC(inout headers h, inout metadata m) { apply { } }
 control D(packet_out p, in headers h) { apply { } }
 V1Switch(P(), V(), C(), E(), CC(), D()) main;

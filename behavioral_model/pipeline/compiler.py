@@ -84,6 +84,9 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenM
                 self.gen_parser(inst.decl, f"block_{name}")
             elif name == "deparser":
                 self.gen_deparser(inst.decl, f"block_{name}")
+            elif _is_empty(inst.decl):
+                # Nothing to run: the device skips the call (saves a call per packet).
+                self.w.line(f"block_{name} = None")
             else:
                 self.gen_control(inst, f"block_{name}")
         for t in (h_type, m_type, sm_type):
@@ -100,6 +103,11 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenM
             std_meta_type=sm_type, values=self.values, instances=instances,
             field_lists=_field_lists(m_type),
         )
+
+
+def _is_empty(decl: ast.ControlDecl) -> bool:
+    return not decl.body.stmts and not any(
+        isinstance(d, ast.VariableDecl | ast.InstantiationDecl) for d in decl.locals)
 
 
 def _field_lists(meta_type: Type) -> dict[int, list[str]]:

@@ -340,7 +340,8 @@ class ControlGenMixin:
         with self.w.indent():
             self.w.line(f"{hit} = True")
             self.w.line(f"{call_} = {entry}.action")
-            self.w.line(f"pk.table_hit({table}, {entry})")
+            if decl.property("counters") is not None or decl.property("meters") is not None:
+                self.w.line(f"pk.table_hit({table}, {entry})")
         self.w.line(f"{action} = {call_}.name")
         self.w.line(f"{args} = {call_}.args")
         first = True

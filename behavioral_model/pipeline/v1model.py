@@ -52,23 +52,22 @@ class EgressJob:
 
 
 class PacketContext:
-    """Per-packet state the generated code reaches as `pk`."""
+    """Per-packet state the generated code reaches as `pk`. Rarely-set flags live as
+    class-level defaults so that making a context per packet stays cheap."""
 
-    __slots__ = ("device", "sm", "payload", "parser_error", "rng", "now_us", "resubmit",
-                 "recirculate", "clone_spec", "truncate", "meter_color")
+    payload = b""
+    parser_error = 0
+    resubmit: int | None = None
+    recirculate: int | None = None
+    clone_spec: tuple[int, int, int | None] | None = None
+    truncate = 0
+    meter_color = 0
 
     def __init__(self, device: V1ModelDevice, sm: Any, now_us: int) -> None:
         self.device = device
         self.sm = sm
-        self.payload = b""
-        self.parser_error = 0
         self.rng = device.rng
         self.now_us = now_us
-        self.resubmit: int | None = None
-        self.recirculate: int | None = None
-        self.clone_spec: tuple[int, int, int | None] | None = None
-        self.truncate = 0
-        self.meter_color = 0
 
     def table_hit(self, table: Any, entry: Any) -> None:
         res = self.device.direct_by_table.get(table.name)
@@ -139,13 +138,30 @@ class V1ModelDevice:
     # -- whole pipeline ---------------------------------------------------------------
     def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:
         """Run one packet through ingress and egress (no queueing); all outputs."""
+        jobs, again = self.ingress(data, port, now_us)
+        if again is None and len(jobs) == 1:
+            pkts, recirc = self.egress(jobs[0], now_us)
+            if recirc is None:
+                return pkts
+            return pkts + self._process_slow([recirc], [], now_us)
         out: list[OutputPacket] = []
-        pending = [(data, port, NORMAL, None, None)]
+        for job in jobs:
+            pkts, recirc = self.egress(job, now_us)
+            out.extend(pkts)
+            if recirc is not None:
+                out.extend(self._process_slow([recirc], [], now_us))
+        if again is not None:
+            out.extend(self._process_slow([again], [], now_us))
+        return out
+
+    def _process_slow(self, pending: list[tuple], out: list[OutputPacket],
+                      now_us: int) -> list[OutputPacket]:
+        """Resubmitted and recirculated packets, with a bound on the number of passes."""
         rounds = 0
         while pending:
-            data, port, itype, meta_keep, sm_keep = pending.pop(0)
+            data, port, itype, meta_keep, _ = pending.pop(0)
             rounds += 1
-            if rounds > MAX_RECIRCULATIONS + 1:
+            if rounds > MAX_RECIRCULATIONS:
                 log.warning("too many resubmissions/recirculations; packet dropped")
                 break
             jobs, again = self.ingress(data, port, now_us, itype, meta_keep)
@@ -180,8 +196,10 @@ class V1ModelDevice:
         packet to run through ingress again (resubmit), if any."""
         hdr, meta, sm, pk = self._run_parser(data, port, now_us, itype, meta)
         try:
-            self.verify(hdr, meta, pk)
-            self.ingress_block(hdr, meta, sm, pk)
+            if self.verify is not None:
+                self.verify(hdr, meta, pk)
+            if self.ingress_block is not None:
+                self.ingress_block(hdr, meta, sm, pk)
         except AssertionFailed as err:
             log.error("assertion failed at %s; packet dropped", err)
             return [], None
@@ -255,7 +273,8 @@ class V1ModelDevice:
         pk = PacketContext(self, sm, now_us)
         pk.payload = job.payload
         try:
-            self.egress_block(job.hdr, job.meta, sm, pk)
+            if self.egress_block is not None:
+                self.egress_block(job.hdr, job.meta, sm, pk)
         except AssertionFailed as err:
             log.error("assertion failed at %s; packet dropped", err)
             return [], None
@@ -295,9 +314,11 @@ class V1ModelDevice:
         return jobs
 
     def _deparse(self, hdr: Any, meta: Any, pk: PacketContext) -> bytes:
-        self.compute(hdr, meta, pk)
+        if self.compute is not None:
+            self.compute(hdr, meta, pk)
         chunks: list[bytes] = []
-        self.deparser(chunks, hdr, pk)
+        if self.deparser is not None:
+            self.deparser(chunks, hdr, pk)
         chunks.append(pk.payload)
         return b"".join(chunks)
 
