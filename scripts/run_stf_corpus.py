@@ -69,7 +69,7 @@ _DETAIL_WIDTH = 110
 #: Architecture headers of targets other than v1model; their programs are skipped.
 OTHER_ARCHITECTURES = frozenset({
     "psa.p4", "pna.p4", "ebpf_model.p4", "ubpf_model.p4", "xdp_model.p4", "tna.p4",
-    "t2na.p4", "dpdk/psa.p4", "dpdk/pna.p4", "tc/pna.p4", "avr.p4",
+    "t2na.p4", "avr.p4",
 })
 
 

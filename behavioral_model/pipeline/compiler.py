@@ -64,6 +64,7 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenM
         self.top_actions = {id(d) for d in checked.program.decls
                             if isinstance(d, ast.ActionDecl)}
         self.block: BlockInstance = BlockInstance(None, "")
+        self.return_vars: list[str] = []
 
     def compile(self) -> CompiledProgram:
         blocks = self.checked.package_blocks

@@ -39,6 +39,7 @@ class ControlGenMixin:
     checked: Any
     block: BlockInstance
     top_actions: set[int]
+    return_vars: list[str]
 
     # -- control functions ------------------------------------------------------------
     def gen_control(self, inst: BlockInstance, pyname: str) -> None:
@@ -111,9 +112,8 @@ class ControlGenMixin:
             self.w.line("raise _Exit()")
         elif isinstance(s, ast.ReturnStatement):
             if s.value is not None:
-                self.w.line(f"return {self.expr(s.value)}")
-            else:
-                self.w.line("break")
+                self.w.line(f"{self.return_vars[-1]} = {self.expr(s.value)}")
+            self.w.line("break")
         elif isinstance(s, ast.EmptyStatement):
             self.w.line("pass")
         elif isinstance(s, ast.VariableDecl):
@@ -206,6 +206,8 @@ class ControlGenMixin:
             self.inline_apply(call)
         elif kind == "builtin":
             self.builtin_statement(call)
+        elif kind == "function":
+            self.function_call(call)
         else:
             code = self.call_expr(call)
             if code:
@@ -261,6 +263,23 @@ class ControlGenMixin:
         else:
             raise P4TypeError(f"unsupported call {name}", call.loc)
 
+    def function_call(self, call: ast.MethodCallExpr) -> str:
+        """Inline a function body; its `return v` stores v and leaves the wrapper loop."""
+        target = call.target
+        decl: ast.FunctionDecl = target.decl
+        for p, a in zip(target.params, target.args, strict=True):
+            self.bind_param(p, a)
+        ret = self.module.fresh(f"ret_{decl.name}")
+        self.w.line(f"{ret} = {self.values.default_expr(call.type)}")
+        self.return_vars.append(ret)
+        try:
+            self.w.line("for _ in _ONCE:")
+            with self.w.indent():
+                self.block_stmt(decl.body)
+        finally:
+            self.return_vars.pop()
+        return ret
+
     def inline_action(self, decl: ast.ActionDecl, args: list[Any],
                       arg_codes: list[str] | None = None) -> None:
         """Inline an action body; `args` are argument expressions or `arg_codes` Python code
@@ -299,13 +318,14 @@ class ControlGenMixin:
     def inline_apply(self, call: ast.MethodCallExpr) -> None:
         target = call.target
         decl = target.decl
-        if not isinstance(decl, ast.ControlDecl):
-            raise P4TypeError("calling a sub-parser is not supported yet", call.loc)
         recv = target.receiver
         inst_decl = recv.decl if isinstance(recv, ast.PathExpr) else None
         child = next((c for c in self.block.children if c.inst is inst_decl), None)
         if child is None:
-            raise P4TypeError("cannot resolve the control instance being applied", call.loc)
+            raise P4TypeError("cannot resolve the instance being applied", call.loc)
+        if isinstance(decl, ast.ParserDecl):
+            self.inline_subparser(decl, call, child)  # type: ignore[attr-defined]
+            return
         for p, a in zip(target.params, target.args, strict=True):
             self.bind_param(p, a)
         ctor_args = inst_decl.args if inst_decl is not None else []

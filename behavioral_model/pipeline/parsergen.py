@@ -52,21 +52,9 @@ class ParserGenMixin:
             for local in decl.locals:
                 if isinstance(local, ast.VariableDecl):
                     self.declare_variable(local)  # type: ignore[attr-defined]
-            ids = {s.name: i for i, s in enumerate(decl.states)}
-            ids["accept"] = -1
-            ids["reject"] = -2
-            self._state_ids = ids
-            self.w.line(f"st = {ids['start']}")
             self.w.line("try:")
             with self.w.indent():
-                self.w.line("while st >= 0:")
-                with self.w.indent():
-                    for i, state in enumerate(decl.states):
-                        self.w.line(f"{'if' if i == 0 else 'elif'} st == {ids[state.name]}:")
-                        with self.w.indent():
-                            for stmt in state.body:
-                                self.parser_statement(stmt)
-                            self.transition(state.transition)
+                self.state_machine(decl, "st")
             self.w.line("except _ParserError as err:")
             with self.w.indent():
                 self.w.line("pk.parser_error = err.code")
@@ -76,6 +64,50 @@ class ParserGenMixin:
                 self.w.line(f"pk.parser_error = {self.checked.error_code('NoMatch')}"
                             if "NoMatch" in self.checked.error_members else "pass")
             self.w.line("return pos")
+
+    def state_machine(self, decl: ast.ParserDecl, var: str) -> None:
+        """The parser's states as a loop on `var`: -1 is accept, -2 reject."""
+        saved = getattr(self, "_state_ids", None), getattr(self, "_state_var", "st")
+        ids = {s.name: i for i, s in enumerate(decl.states)}
+        ids["accept"] = -1
+        ids["reject"] = -2
+        self._state_ids = ids
+        self._state_var = var
+        self.w.line(f"{var} = {ids['start']}")
+        self.w.line(f"while {var} >= 0:")
+        with self.w.indent():
+            for i, state in enumerate(decl.states):
+                self.w.line(f"{'if' if i == 0 else 'elif'} {var} == {ids[state.name]}:")
+                with self.w.indent():
+                    for stmt in state.body:
+                        self.parser_statement(stmt)
+                    self.transition(state.transition)
+        self._state_ids, self._state_var = saved
+
+    def inline_subparser(self, decl: ast.ParserDecl, call: ast.MethodCallExpr,
+                         child: Any) -> None:
+        """`p.apply(packet, ...)` in a parser state: the callee's states run in place on
+        the same packet cursor; its reject rejects the caller too (spec 12.9)."""
+        target = call.target
+        for p, a in zip(target.params, target.args, strict=True):
+            if _is_packet_in(p):
+                self.env[id(p)] = "buf"
+            else:
+                self.bind_param(p, a)  # type: ignore[attr-defined]
+        saved = self.block  # type: ignore[has-type]
+        self.block = child
+        try:
+            for local in decl.locals:
+                if isinstance(local, ast.VariableDecl):
+                    self.declare_variable(local)  # type: ignore[attr-defined]
+            var = self.module.fresh("sub")
+            self.state_machine(decl, var)
+            no_match = self.checked.error_code("NoMatch")
+            self.w.line(f"if {var} == -2:")
+            with self.w.indent():
+                self.w.line(f"raise _ParserError(pk.parser_error or {no_match})")
+        finally:
+            self.block = saved
 
     def parser_statement(self, s: Any) -> None:
         if isinstance(s, ast.MethodCallStatement) and s.call.target.kind == "extern_method":
@@ -95,11 +127,12 @@ class ParserGenMixin:
 
     def transition(self, tr: ast.Transition | None) -> None:
         ids = self._state_ids
+        var = self._state_var
         if tr is None:
-            self.w.line("st = -2")
+            self.w.line(f"{var} = -2")
             return
         if isinstance(tr, ast.DirectTransition):
-            self.w.line(f"st = {ids[tr.state]}")
+            self.w.line(f"{var} = {ids[tr.state]}")
             return
         assert isinstance(tr, ast.SelectTransition)
         keys = []
@@ -117,7 +150,7 @@ class ParserGenMixin:
             self.w.line(f"{'if' if first else 'elif'} {cond}:")
             first = False
             with self.w.indent():
-                self.w.line(f"st = {ids[case.state]}")
+                self.w.line(f"{var} = {ids[case.state]}")
         self.w.line("else:" if not first else "if True:")
         with self.w.indent():
             self.w.line(f"raise _ParserError({self.checked.error_code('NoMatch')})")
