@@ -188,6 +188,16 @@ class Parsed:
         return out
 
 
+class _Ether(Ether):
+    """Ether without scapy's switch to 802.3 for EtherType values <= 1500: the P4
+    parser reads those bytes as an EtherType like any other."""
+
+    @classmethod
+    def dispatch_hook(cls, _pkt: bytes | None = None, *args: object,
+                      **kargs: object) -> type[Packet]:
+        return cls
+
+
 def _dissect(cls: type[Packet], data: bytes) -> Packet:
     """One header from exactly its bytes; checks that scapy round-trips them."""
     layer = cls(data)
@@ -208,7 +218,7 @@ def reference_parse(frame: bytes) -> Parsed:
         return chunk
 
     try:
-        p.eth = _dissect(Ether, take(14))
+        p.eth = _dissect(_Ether, take(14))
         etype = p.eth.type
         if etype == ETYPE_VLAN:
             p.vlan = _dissect(Dot1Q, take(4))

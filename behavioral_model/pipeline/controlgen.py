@@ -343,7 +343,11 @@ class ControlGenMixin:
         tname = self.table_name(decl)
         table = self.module.bind("table", tname)
         keys = []
+        selector_fields = []
         for k in decl.keys:
+            if k.match_kind == "selector":
+                selector_fields.extend(self._leaf(self.expr(k.expr), k.expr.type, None))
+                continue
             code = self.expr(k.expr)
             if isinstance(strip(k.expr.type), BoolT):
                 code = f"(1 if {code} else 0)"
@@ -362,6 +366,18 @@ class ControlGenMixin:
             self.w.line(f"{call_} = {entry}.action")
             if decl.property("counters") is not None or decl.property("meters") is not None:
                 self.w.line(f"pk.table_hit({table}, {entry})")
+        impl = decl.property("implementation")
+        if impl is not None and isinstance(impl.value, ast.PathExpr):
+            # Members and groups resolve to an action; a group hashes the selector keys.
+            inst_decl = impl.value.decl
+            top = any(inst_decl is d for d in self.checked.program.decls)
+            prof = self.module.bind("action_profile",
+                                    qualify("" if top else self.block.path, inst_decl))
+            fields = "(" + "".join(f + ", " for f in selector_fields) + ")"
+            self.w.line(f"if {call_}.__class__ is not _ActionCall:")
+            with self.w.indent():
+                self.w.line(f"{call_} = {prof}.resolve({call_}, _selector_hash({prof}, "
+                            f"{fields}, pk)) or {table}.default_action")
         self.w.line(f"{action} = {call_}.name")
         self.w.line(f"{args} = {call_}.args")
         first = True

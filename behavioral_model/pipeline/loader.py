@@ -11,6 +11,7 @@ from ..frontend.consteval import NotConstant, evaluate
 from ..frontend.errors import P4TypeError
 from ..frontend.naming import BlockInstance, key_field_name, qualify
 from ..frontend.types import BitT, BoolT, EnumT, ErrorT, ExternT, Type
+from ..runtime.action_profiles import ActionProfile
 from ..runtime.externs import CounterArray, CounterKind, MeterArray, MeterKind, RegisterArray
 from ..runtime.matches import Exact, KeyField, Lpm, MatchKind, Optional_, Range, Ternary
 from ..runtime.state import DeviceState, DirectResource
@@ -76,11 +77,18 @@ class StateBuilder:
             self.state.counters[name] = CounterArray(name, int(args[0]), _counter_kind(args[1]))
         elif t.name == "meter":
             self.state.meters[name] = MeterArray(name, int(args[0]), _meter_kind(args[1]))
+        elif t.name == "action_profile":
+            self.state.action_profiles[name] = ActionProfile(name, int(args[0]))
+        elif t.name == "action_selector":
+            algo = args[0][2] if isinstance(args[0], tuple) else str(args[0])
+            self.state.action_profiles[name] = ActionProfile(
+                name, int(args[1]), with_selector=True, algorithm=algo,
+                output_width=int(args[2]))
 
     def _table(self, decl: ast.TableDecl, inst: BlockInstance) -> None:
         name = qualify(inst.path, decl)
         keys = [KeyField(key_field_name(k), MatchKind(k.match_kind), key_width(k.expr.type))
-                for k in decl.keys]
+                for k in decl.keys if k.match_kind != "selector"]
         actions = [self.action_name(r.decl, inst) for r in decl.actions]
         default_only = [self.action_name(r.decl, inst) for r in decl.actions
                         if r.annotation("defaultonly")]
@@ -104,6 +112,11 @@ class StateBuilder:
         table = Table(name, keys, actions, default, default_is_const=decl.default_action_const,
                       size=max(size, len(decl.entries)), const_entries=decl.entries_const,
                       default_only_actions=default_only, table_only_actions=table_only)
+        impl = decl.property("implementation")
+        if impl is not None and isinstance(impl.value, ast.PathExpr) and isinstance(
+                impl.value.decl, ast.InstantiationDecl):
+            table.implementation = qualify(
+                "" if id(impl.value.decl) in self.top else inst.path, impl.value.decl)
         entries = [self._entry(e, keys, inst) for e in decl.entries]
         if entries:
             table.load_const_entries(entries)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.tables import ActionCall
 from . import hashes
 from .exprgen import make_value
 from .values import HeaderStack
@@ -76,6 +77,14 @@ def hash_value(algo: str, fields: tuple, base: int, max_: int, width: int, pk: A
     return hashes.hash_result(h, base, max_, width)
 
 
+def selector_hash(profile: Any, fields: tuple, pk: Any) -> int:
+    """The hash an action selector uses to pick a group member (BMv2: the selector's
+    algorithm over the table's `selector` key fields)."""
+    if not profile.with_selector or not fields:
+        return 0
+    return hashes.compute(profile.algorithm, fields, rng=pk.rng)
+
+
 def checksum_value(algo: str, fields: tuple, payload: bytes, width: int, pk: Any) -> int:
     return hashes.compute(algo, fields, payload, rng=pk.rng) & ((1 << width) - 1)
 
@@ -94,4 +103,6 @@ NAMESPACE: dict[str, Any] = {
     "_hash": hash_value,
     "_checksum": checksum_value,
     "_HeaderStack": HeaderStack,
+    "_selector_hash": selector_hash,
+    "_ActionCall": ActionCall,
 }

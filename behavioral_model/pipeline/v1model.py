@@ -332,6 +332,8 @@ def _state_object(state: DeviceState, kind: str, name: str) -> Any:
         return state.counters[name]
     if kind == "meter":
         return state.meters[name]
+    if kind == "action_profile":
+        return state.action_profiles[name]
     if kind == "value_set":
         return state.value_sets.setdefault(name, [])
     raise KeyError(f"unknown state object kind {kind}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from behavioral_model.runtime.action_profiles import ActionProfile
 from behavioral_model.runtime.digests import DigestQueue
 from behavioral_model.runtime.externs import CounterArray, MeterArray, RegisterArray
 from behavioral_model.runtime.naming import resolve_name
@@ -44,6 +45,7 @@ class DeviceState:
     pre: PacketReplicationEngine = field(default_factory=PacketReplicationEngine)
     digests: DigestQueue = field(default_factory=DigestQueue)
     value_sets: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    action_profiles: dict[str, ActionProfile] = field(default_factory=dict)
 
     @staticmethod
     def _find(objects: dict[str, _T], name: str, what: str) -> _T:
@@ -72,6 +74,9 @@ class DeviceState:
     def direct_meter(self, name: str) -> DirectResource:
         return self._find(self.direct_meters, name, "direct meter")
 
+    def action_profile(self, name: str) -> ActionProfile:
+        return self._find(self.action_profiles, name, "action profile")
+
     def value_set(self, name: str) -> list[tuple[int, int]]:
         return self.value_sets[resolve_name(name, self.value_sets, "value set")]
 
@@ -88,6 +93,8 @@ class DeviceState:
             counter.reset()
         for meter in self.meters.values():
             meter.reset()
+        for profile in self.action_profiles.values():
+            profile.reset()
         self.pre.reset()
         self.digests.clear()
         for members in self.value_sets.values():

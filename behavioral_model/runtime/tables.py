@@ -117,6 +117,8 @@ class Table:
         self.default_is_const = default_is_const
         self.size = size
         self.const_entries = const_entries
+        # Name of the action profile/selector implementing this table, if any.
+        self.implementation: str | None = None
         self.needs_priority = any(k.match_kind in PRIORITY_MATCH_KINDS for k in self.keys)
         self._initial_default = default_action
         self.default_action = default_action
@@ -212,6 +214,15 @@ class Table:
             )
 
     def _check_entry_action(self, action: ActionCall) -> None:
+        if self.implementation is not None:
+            # Entries of a profile-implemented table name members/groups, which the
+            # profile checks; a direct action is not allowed there (P4Runtime 9.2).
+            if isinstance(action, ActionCall):
+                raise InvalidEntryError(
+                    f"table '{self.name}' is implemented by '{self.implementation}': its "
+                    "entries refer to members or groups, not actions"
+                )
+            return
         if action.name not in self.action_names:
             raise InvalidEntryError(
                 f"table '{self.name}': action '{action.name}' is not one of "

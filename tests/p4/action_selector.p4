@@ -1,0 +1,23 @@
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct H { h_t h; }
+struct M { }
+parser P(packet_in p, out H h, inout M m, inout standard_metadata_t s) {
+    state start { p.extract(h.h); transition accept; }
+}
+control V(inout H h, inout M m) { apply {} }
+control I(inout H h, inout M m, inout standard_metadata_t s) {
+    action fwd(bit<9> port) { s.egress_spec = port; }
+    action_selector(HashAlgorithm.identity, 16, 8) sel;
+    table t {
+        key = { h.h.a: exact; h.h.b: selector; }
+        actions = { fwd; }
+        implementation = sel;
+    }
+    apply { t.apply(); }
+}
+control E(inout H h, inout M m, inout standard_metadata_t s) { apply {} }
+control C(inout H h, inout M m) { apply {} }
+control D(packet_out p, in H h) { apply { p.emit(h.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
