@@ -167,11 +167,7 @@ def _last_frame(error: BaseException) -> str:
     if not frames:
         return "no traceback"
     last = frames[-1]
-    filename = last.filename
-    marker = f"{os.sep}behavioral_model{os.sep}"
-    if marker in filename:
-        filename = "behavioral_model" + os.sep + filename.split(marker, 1)[1]
-    return f"{filename}:{last.lineno} in {last.name}"
+    return f"{_short_path(last.filename)}:{last.lineno} in {last.name}"
 
 
 def _one_line(text: str) -> str:
@@ -192,11 +188,35 @@ def classify_exception(error: BaseException) -> tuple[str, str]:
     return CRASH, _one_line(f"{type(error).__name__}: {error} at {_last_frame(error)}")
 
 
-def _classify_failures(failures: Sequence[str]) -> tuple[str, str]:
-    """(status, detail) for an STF run that reported failures."""
+_TRACEBACK_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def _short_path(filename: str) -> str:
+    marker = f"{os.sep}behavioral_model{os.sep}"
+    if marker in filename:
+        return "behavioral_model" + os.sep + filename.split(marker, 1)[1]
+    return filename
+
+
+def _last_logged_frame(log: Sequence[str]) -> str | None:
+    """The innermost frame of the first traceback the STF runner logged, if any."""
+    for entry in log:
+        if "Traceback (most recent call last)" in entry:
+            frames = _TRACEBACK_FRAME.findall(entry)
+            if frames:
+                filename, line, function = frames[-1]
+                return f"{_short_path(filename)}:{line} in {function}"
+    return None
+
+
+def _classify_failures(failures: Sequence[str], log: Sequence[str] = ()) -> tuple[str, str]:
+    """(status, detail) for an STF run that reported failures; ``log`` is the runner's
+    trace, where it writes the traceback of an internal error."""
     for failure in failures:
         if _INTERNAL_ERROR_MARKER in failure:
-            return CRASH, _one_line(failure.split(_INTERNAL_ERROR_MARKER, 1)[1])
+            detail = _one_line(failure.split(_INTERNAL_ERROR_MARKER, 1)[1])
+            frame = _last_logged_frame(log)
+            return CRASH, f"{detail} at {frame}" if frame else detail
     for failure in failures:
         if "does not support" in failure or "not supported" in failure:
             return UNSUPPORTED, _one_line(failure)
@@ -219,14 +239,15 @@ def run_one(test: CorpusTest, timeout: float) -> TestResult:
     try:
         program = load_program(test.program)
         phase = "run"
-        stf_result = run_stf_file(program, test.stf)
+        log: list[str] = []
+        stf_result = run_stf_file(program, test.stf, log=log.append)
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
         result.failures = list(stf_result.failures)
         if stf_result.passed:
             result.status = PASS
         else:
-            result.status, result.detail = _classify_failures(stf_result.failures)
+            result.status, result.detail = _classify_failures(stf_result.failures, log)
     except _Timeout:
         result.status = TIMEOUT
         result.detail = f"no result after {timeout:g} s (while in {phase})"

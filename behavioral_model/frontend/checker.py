@@ -63,6 +63,7 @@ class Checker:
         self._return_type: Type | None = None
         self._in_action = False
         self._in_parser = False
+        self._in_function = False
 
     # -- program --------------------------------------------------------------------
     def run(self) -> CheckedProgram:
@@ -192,10 +193,10 @@ class Checker:
         inner = self._generic_scope(scope, decl.type_params, decl).child("function")
         ret = self.exprs.resolver.resolve(decl.return_type, inner)
         self._params(decl.params, inner)
-        saved = self._return_type
-        self._return_type = ret
+        saved = self._return_type, self._in_function
+        self._return_type, self._in_function = ret, True
         self._block(decl.body, inner)
-        self._return_type = saved
+        self._return_type, self._in_function = saved
 
     def _parser(self, decl: ast.ParserDecl) -> None:
         scope = self._generic_scope(self.root, decl.type_params, decl).child("parser")
@@ -203,12 +204,14 @@ class Checker:
         self._params(decl.constructor_params, scope, allow_dir=False)
         for local in decl.locals:
             self._local(local, scope)
-        names = {s.name for s in decl.states}
-        if len(names) != len(decl.states):
-            raise P4TypeError(f"parser {decl.name} declares a state twice", decl.loc)
-        for reserved in ("accept", "reject"):
-            if reserved in names:
-                raise P4TypeError(f"state '{reserved}' cannot be redefined", decl.loc)
+        names: set[str] = set()
+        for s in decl.states:
+            if s.name in ("accept", "reject"):
+                raise P4TypeError(f"state '{s.name}' is built in and cannot be redefined",
+                                  s.loc)
+            if s.name in names:
+                raise P4TypeError(f"parser {decl.name} declares state '{s.name}' twice", s.loc)
+            names.add(s.name)
         if "start" not in names:
             raise P4TypeError(f"parser {decl.name} has no 'start' state", decl.loc)
         for s in decl.states:
@@ -318,6 +321,9 @@ class Checker:
 
     # -- tables ---------------------------------------------------------------------
     def _table(self, decl: ast.TableDecl, scope: Scope) -> None:
+        if not decl.actions:
+            raise P4TypeError(f"table {decl.name} does not have an 'actions' property",
+                              decl.loc)
         kinds = set(self.result.match_kinds)
         key_types: list[Type] = []
         for k in decl.keys:
@@ -388,6 +394,10 @@ class Checker:
             self.exprs.check(stmt.rhs, scope, lt)
         elif isinstance(stmt, ast.MethodCallStatement):
             self.exprs.check(stmt.call, scope)
+            kind = stmt.call.target.kind if stmt.call.target else ""
+            if self._in_parser and kind in ("action", "table_apply"):
+                what = "action calls" if kind == "action" else "table applications"
+                raise P4TypeError(f"{what} are not allowed in a parser", stmt.loc)
         elif isinstance(stmt, ast.IfStatement):
             ct = self.exprs.check(stmt.cond, scope)
             if not isinstance(ct, BoolT):
@@ -402,6 +412,8 @@ class Checker:
         elif isinstance(stmt, ast.ExitStatement):
             if self._in_parser:
                 raise P4TypeError("exit is not allowed in a parser", stmt.loc)
+            if self._in_function:
+                raise P4TypeError("exit is not allowed in a function", stmt.loc)
         elif isinstance(stmt, ast.EmptyStatement):
             pass
         elif isinstance(stmt, ast.VariableDecl):
@@ -409,7 +421,8 @@ class Checker:
         elif isinstance(stmt, ast.ConstDecl):
             self._const(stmt, scope)
         elif isinstance(stmt, ast.InstantiationDecl):
-            self._instantiation(stmt, scope)
+            raise P4TypeError(f"instance '{stmt.name}' cannot be declared in an apply block "
+                              "or a parser state; declare it with the block's locals", stmt.loc)
         else:
             raise P4TypeError(f"{type(stmt).__name__} is not allowed here", stmt.loc)
 

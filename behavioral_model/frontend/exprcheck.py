@@ -304,14 +304,15 @@ class ExprChecker:
         self.check(expr.hi, scope)
         self.check(expr.lo, scope)
         hi, lo = self._const(expr.hi, "slice bound"), self._const(expr.lo, "slice bound")
+        if hi < lo:
+            raise P4TypeError(f"slice [{hi}:{lo}]: high bound below low bound", expr.lo.loc)
         if isinstance(bt, IntT):
-            if hi < lo:
-                raise P4TypeError(f"slice [{hi}:{lo}]: high bound below low bound", expr.loc)
             return BitT(hi - lo + 1)
         if not isinstance(bt, BitT):
             raise P4TypeError(f"cannot slice a value of type {bt}", expr.loc)
-        if hi < lo or lo < 0 or hi >= bt.width:
-            raise P4TypeError(f"slice [{hi}:{lo}] out of range for {bt}", expr.loc)
+        if lo < 0 or hi >= bt.width:
+            bound = expr.hi if hi >= bt.width else expr.lo
+            raise P4TypeError(f"slice [{hi}:{lo}] out of range for {bt}", bound.loc)
         return BitT(hi - lo + 1)
 
     def _const(self, expr: ast.Expression, what: str) -> int:
@@ -379,11 +380,9 @@ class ExprChecker:
                 if amount < 0:
                     raise P4TypeError("negative shift amount", expr.right.loc)
             if isinstance(lt, IntT) and not isinstance(rt, IntT):
-                if isinstance(expected, BitT):
-                    self._retype_int(expr.left, expected)
-                    return expected
-                raise P4TypeError("shifting an untyped integer by a run-time amount needs a "
-                                  "cast to give it a width", expr.loc)
+                # Spec 8.6: the result width would depend on a run-time value.
+                raise P4TypeError("shifting an untyped integer by a non-constant amount: "
+                                  "give the left operand a width", expr.loc)
             return lt
         if op == "++":
             if isinstance(lt, IntT) or isinstance(rt, IntT):
@@ -406,8 +405,8 @@ class ExprChecker:
                 raise P4TypeError(f"cannot compare {lt} with {rt}", expr.loc)
             return BoolT()
         if not isinstance(lt, BitT | IntT) or not isinstance(rt, BitT | IntT):
-            bad = lt if not isinstance(lt, BitT | IntT) else rt
-            raise P4TypeError(f"'{op}' needs numeric operands, got {bad}", expr.loc)
+            side = expr.left if not isinstance(lt, BitT | IntT) else expr.right
+            raise P4TypeError(f"'{op}' needs numeric operands, got {side.type}", side.loc)
         t = self._unify_numeric(expr)
         if op in COMPARE:
             return BoolT()

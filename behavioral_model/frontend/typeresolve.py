@@ -179,8 +179,11 @@ class TypeResolver:
 
     def _enum(self, decl: ast.EnumDecl, scope: Scope) -> EnumT:
         names = [m.name for m in decl.members]
-        if len(set(names)) != len(names):
-            raise P4TypeError(f"duplicate member in enum {decl.name}", decl.loc)
+        seen: set[str] = set()
+        for m in decl.members:
+            if m.name in seen:
+                raise P4TypeError(f"duplicate member '{m.name}' in enum {decl.name}", m.loc)
+            seen.add(m.name)
         if decl.underlying is None:
             return EnumT(decl.name, decl, members=names)
         under = self.resolve(decl.underlying, scope.root())

@@ -1,4 +1,4 @@
-// expect: 16: duplicate member
+// expect: 16:5: duplicate member
 // an enum that lists RED twice (p4c: Duplicates declaration, at the second RED)
 #include <core.p4>
 #include <v1model.p4>

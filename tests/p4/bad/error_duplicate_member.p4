@@ -1,4 +1,4 @@
-// expect: 16: error.Timeout is declared twice
+// expect: 16:5: error.Timeout is declared twice
 // an error declaration that lists Timeout twice (p4c points at the second)
 #include <core.p4>
 #include <v1model.p4>

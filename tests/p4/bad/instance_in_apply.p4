@@ -1,4 +1,4 @@
-// expect: 26: counter
+// expect: 26: apply
 // instantiates an extern inside an apply block (p4c: instances cannot be in a control
 // 'apply' block)
 #include <core.p4>

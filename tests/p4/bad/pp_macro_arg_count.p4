@@ -1,4 +1,4 @@
-// expect: 27: SUM
+// expect: 27:18: SUM
 // a function-like macro used with too few arguments
 #include <core.p4>
 #include <v1model.p4>

@@ -1,0 +1,121 @@
+"""Per-packet trace at debug level: headers parsed, tables applied (hit or miss, the
+action chosen and its arguments), without slowing down the normal data path.
+
+The generated pipeline code has no trace hook, so tracing uses a second device over the
+same state in which every table is wrapped by :class:`TracingTable` (lookups are logged)
+and the parser result is captured by :class:`TracingDevice`. The switch uses this
+device only while debug logging is on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from ..pipeline.v1model import V1ModelDevice
+from ..runtime.state import DeviceState
+
+__all__ = ["Tracer", "TracingTable", "TracingDevice", "make_tracing_device", "valid_headers"]
+
+log = logging.getLogger("behavioral_model.switch")
+
+
+class Tracer:
+    """Holds the label of the packet being processed ("[pkt 12]")."""
+
+    def __init__(self) -> None:
+        self.label = ""
+
+    def debug(self, msg: str, *args: Any) -> None:
+        log.debug("%s " + msg, self.label, *args)
+
+
+def _fmt_call(call: Any) -> str:
+    if call is None:
+        return "?"
+    args = ", ".join(hex(a) if a > 9 else str(a) for a in getattr(call, "args", ()))
+    return f"{call.name}({args})"
+
+
+def _fmt_key(values: tuple) -> str:
+    return ", ".join(hex(v) if isinstance(v, int) and v > 9 else repr(v) for v in values)
+
+
+class TracingTable:
+    """A table proxy whose ``lookup`` logs the key and the outcome."""
+
+    __slots__ = ("_table", "_tracer")
+
+    def __init__(self, table: Any, tracer: Tracer) -> None:
+        self._table = table
+        self._tracer = tracer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def lookup(self, values: tuple) -> Any:
+        entry = self._table.lookup(values)
+        name = self._table.name
+        if entry is None:
+            self._tracer.debug("table %s: key (%s) miss -> default %s", name,
+                               _fmt_key(values), _fmt_call(self._table.default_action))
+        else:
+            prio = f" priority {entry.priority}" if entry.priority else ""
+            self._tracer.debug("table %s: key (%s) hit%s -> %s", name, _fmt_key(values),
+                               prio, _fmt_call(entry.action))
+        return entry
+
+
+def valid_headers(hdr: Any, prefix: str = "") -> list[str]:
+    """Names of the valid headers in a headers struct (nested structs and stacks too)."""
+    names: list[str] = []
+    for slot in getattr(type(hdr), "__slots__", ()):
+        value = getattr(hdr, slot, None)
+        if value is None or isinstance(value, int | bool):
+            continue
+        if hasattr(value, "_valid"):
+            if value._valid:
+                names.append(prefix + slot)
+        elif hasattr(value, "elems"):
+            for i, elem in enumerate(value.elems):
+                if getattr(elem, "_valid", False):
+                    names.append(f"{prefix}{slot}[{i}]")
+        elif hasattr(type(value), "__slots__"):
+            names.extend(valid_headers(value, f"{prefix}{slot}."))
+    return names
+
+
+class TracingDevice(V1ModelDevice):
+    """A device that logs what its parser extracted and keeps the last standard
+    metadata, so the switch can say why a packet was dropped."""
+
+    tracer: Tracer
+    last_sm: Any = None
+
+    def _run_parser(self, *args: Any, **kwargs: Any) -> Any:
+        result = super()._run_parser(*args, **kwargs)
+        hdr, _, sm, pk = result
+        self.last_sm = sm
+        headers = ", ".join(valid_headers(hdr)) or "none"
+        err = f", parser error {pk.parser_error}" if pk.parser_error else ""
+        self.tracer.debug("parser: headers [%s]%s, payload %d bytes", headers, err,
+                          len(pk.payload))
+        return result
+
+
+def make_tracing_device(program: Any, state: DeviceState, tracer: Tracer,
+                        seed: int = 0) -> V1ModelDevice | None:
+    """A :class:`TracingDevice` over ``state`` (shared, tables wrapped), or None when
+    the pipeline does not have the hooks this relies on."""
+    if not hasattr(V1ModelDevice, "_run_parser"):
+        return None
+    tables = {name: TracingTable(t, tracer) for name, t in state.tables.items()}
+    traced_state = dataclasses.replace(state, tables=tables)
+    try:
+        device = TracingDevice(program.compiled, traced_state, seed=seed)
+    except Exception:  # pragma: no cover - the pipeline changed under us
+        log.warning("per-packet table trace unavailable", exc_info=True)
+        return None
+    device.tracer = tracer
+    return device

@@ -1,0 +1,378 @@
+"""Traffic manager: per-port egress queues between ingress and egress, with BMv2
+``simple_switch`` semantics, driven by an injectable clock.
+
+Model (behavioral-model ``targets/simple_switch/simple_switch.cpp`` and
+``include/bm/bm_sim/queueing.h``, ``QueueingLogicPriRL``):
+
+* Every egress port has ``priority_queues`` FIFO queues, one per value of
+  ``standard_metadata.priority``. Strict priority: the higher the priority value, the
+  sooner it is served (simple_switch: "PRIORITY 0 IS THE LOWEST PRIORITY"). A packet
+  whose priority is ``>= priority_queues`` is dropped ("Priority out of range"); with
+  BMv2's default of one queue per port that is any priority other than 0.
+* Each queue holds at most ``depth`` packets (BMv2 default 64); a packet arriving at a
+  full queue is tail-dropped.
+* Each queue has its own rate in packets per second (0 = unlimited). As in BMv2 the
+  departure time of a packet is fixed when it is enqueued:
+  ``send = max(now, last_send + 1/rate)``. A departed packet is the head of the
+  highest-priority queue whose head is due.
+* Optionally (not a BMv2 feature) a port can also be shaped as a whole
+  (:meth:`TrafficManager.set_port_rate`): the port then sends at most one packet per
+  ``1/rate`` whatever its queues, which with several priorities gives a work-conserving
+  strict-priority link, the model a discrete-event network wants.
+* Queueing metadata, in microseconds and packets, exactly as simple_switch fills it:
+  ``enq_timestamp`` (time of enqueue), ``enq_qdepth`` (packets already in the packet's
+  queue when it arrived), ``deq_timedelta`` (time spent queued) and ``deq_qdepth``
+  (packets left in its queue when it departed); ``qid`` (the queue, i.e. the priority)
+  when the program's standard metadata has one.
+
+All times are microseconds (int or float) read from a :class:`Clock`;
+:class:`RealTimeClock` counts from its creation as BMv2 counts from switch start,
+:class:`ManualClock` lets a discrete-event simulation drive the same code in virtual
+time. The traffic manager itself never reads a clock: callers pass ``now``.
+The class is not thread-safe; the switch core serialises calls.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "DEFAULT_QUEUE_DEPTH",
+    "Clock",
+    "RealTimeClock",
+    "ManualClock",
+    "QueueStats",
+    "TrafficManager",
+]
+
+DEFAULT_QUEUE_DEPTH = 64  # simple_switch: egress_buffers(nb_egress_threads, 64, ...)
+
+_M32 = 0xFFFFFFFF
+_M19 = 0x7FFFF  # enq_qdepth / deq_qdepth are bit<19> in v1model
+
+
+class Clock(Protocol):
+    """A source of time in microseconds; never goes backwards."""
+
+    def now_us(self) -> float: ...
+
+
+class RealTimeClock:
+    """Monotonic wall time in microseconds since the clock was created (BMv2's
+    ``get_ts()``: microseconds since the switch started)."""
+
+    def __init__(self) -> None:
+        self._start_ns = time.monotonic_ns()
+
+    def now_us(self) -> float:
+        return (time.monotonic_ns() - self._start_ns) / 1000.0
+
+    def sleep_until(self, t_us: float, wake: threading.Event | None = None) -> None:
+        """Sleep until ``now_us() >= t_us`` (or until ``wake`` is set)."""
+        delay = (t_us - self.now_us()) / 1e6
+        if delay > 0:
+            if wake is not None:
+                wake.wait(delay)
+            else:
+                time.sleep(delay)
+
+
+class ManualClock:
+    """Virtual time that only moves when told to (discrete-event simulation)."""
+
+    def __init__(self, start_us: float = 0.0) -> None:
+        self._now = start_us
+
+    def now_us(self) -> float:
+        return self._now
+
+    def set(self, t_us: float) -> None:
+        if t_us < self._now:
+            raise ValueError(f"time cannot go backwards ({t_us} < {self._now})")
+        self._now = t_us
+
+    def advance(self, delta_us: float) -> float:
+        self.set(self._now + delta_us)
+        return self._now
+
+
+@dataclass(slots=True)
+class _Entry:
+    job: Any  # pipeline.v1model.EgressJob
+    enq_time: float
+    send_time: float
+    seq: int
+    departure: float = 0.0
+
+
+def _delay_us(rate_pps: int) -> float:
+    return 1e6 / rate_pps if rate_pps > 0 else 0.0
+
+
+class _Queue:
+    """One priority queue of one port."""
+
+    __slots__ = ("items", "capacity", "rate_pps", "delay_us", "last_send")
+
+    def __init__(self, capacity: int, rate_pps: int) -> None:
+        self.items: deque[_Entry] = deque()
+        self.capacity = capacity
+        self.rate_pps = rate_pps
+        self.delay_us = _delay_us(rate_pps)
+        self.last_send = float("-inf")
+
+    def set_rate(self, rate_pps: int) -> None:
+        self.rate_pps = rate_pps
+        self.delay_us = _delay_us(rate_pps)
+
+
+class _Port:
+    __slots__ = ("queues", "size", "rate_pps", "delay_us", "next_free")
+
+    def __init__(self, nb_priorities: int, capacity: int, rate_pps: int) -> None:
+        self.queues = [_Queue(capacity, rate_pps) for _ in range(nb_priorities)]
+        self.size = 0
+        self.rate_pps = 0  # port shaper, off by default
+        self.delay_us = 0.0
+        self.next_free = float("-inf")
+
+    def head_time(self) -> float:
+        """Earliest time the port can send its next packet (ports with packets only)."""
+        t = min(q.items[0].send_time for q in self.queues if q.items)
+        return t if t > self.next_free else self.next_free
+
+
+@dataclass
+class QueueStats:
+    """Counters of the traffic manager (packets)."""
+
+    enqueued: int = 0
+    dequeued: int = 0
+    tail_drops: dict[tuple[int, int], int] = field(default_factory=dict)
+    priority_drops: int = 0
+    flushed: int = 0
+
+    @property
+    def dropped(self) -> int:
+        return sum(self.tail_drops.values()) + self.priority_drops + self.flushed
+
+
+class TrafficManager:
+    """Per-port strict-priority egress queues with depth limits and rates.
+
+    ``priority_queues``: queues per port (``--priority-queues``); ``queue_depth``:
+    default capacity of every queue in packets; ``queue_rate_pps``: default rate of
+    every queue (0 = unlimited). Ports are created on first use with the current
+    defaults; the ``set_all_*`` methods change the defaults and every existing queue.
+    """
+
+    def __init__(self, priority_queues: int = 1, queue_depth: int = DEFAULT_QUEUE_DEPTH,
+                 queue_rate_pps: int = 0) -> None:
+        if not 1 <= priority_queues <= 32:  # QueueingLogicPriRL has 32 queues per worker
+            raise ValueError(f"priority_queues must be in 1..32, not {priority_queues}")
+        _check_depth(queue_depth)
+        _check_rate(queue_rate_pps)
+        self.nb_priorities = priority_queues
+        self.default_depth = queue_depth
+        self.default_rate_pps = queue_rate_pps
+        self.stats = QueueStats()
+        self._ports: dict[int, _Port] = {}
+        self._active: set[int] = set()  # ports with queued packets
+        self._size = 0
+        self._seq = 0
+
+    # -- configuration ------------------------------------------------------------------
+    def _port(self, port: int) -> _Port:
+        p = self._ports.get(port)
+        if p is None:
+            p = self._ports[port] = _Port(self.nb_priorities, self.default_depth,
+                                          self.default_rate_pps)
+        return p
+
+    def _queues(self, port: int, priority: int | None) -> list[_Queue]:
+        queues = self._port(port).queues
+        if priority is None:
+            return queues
+        if not 0 <= priority < self.nb_priorities:
+            raise ValueError(f"priority {priority} out of range 0..{self.nb_priorities - 1}")
+        return [queues[priority]]
+
+    def set_queue_depth(self, port: int, depth: int, priority: int | None = None) -> None:
+        """Capacity in packets of one queue (``priority``) or all queues of ``port``.
+        Packets already queued beyond a reduced depth stay; new ones are dropped."""
+        _check_depth(depth)
+        for q in self._queues(port, priority):
+            q.capacity = depth
+
+    def set_all_queue_depths(self, depth: int) -> None:
+        _check_depth(depth)
+        self.default_depth = depth
+        for p in self._ports.values():
+            for q in p.queues:
+                q.capacity = depth
+
+    def set_queue_rate(self, port: int, rate_pps: int, priority: int | None = None) -> None:
+        """Rate in packets/s (0 = unlimited) of one queue or each queue of ``port``.
+        As in BMv2 the rate applies per priority queue and to packets enqueued from now
+        on; packets already queued keep their departure times."""
+        _check_rate(rate_pps)
+        for q in self._queues(port, priority):
+            q.set_rate(rate_pps)
+
+    def set_all_queue_rates(self, rate_pps: int) -> None:
+        _check_rate(rate_pps)
+        self.default_rate_pps = rate_pps
+        for p in self._ports.values():
+            for q in p.queues:
+                q.set_rate(rate_pps)
+
+    def set_port_rate(self, port: int, rate_pps: int) -> None:
+        """Shape the whole port to ``rate_pps`` (0 = off, the BMv2 behaviour): at most
+        one departure per ``1/rate``, the highest-priority due queue first."""
+        _check_rate(rate_pps)
+        p = self._port(port)
+        p.rate_pps = rate_pps
+        p.delay_us = _delay_us(rate_pps)
+
+    def queue_depth(self, port: int, priority: int | None = None) -> int:
+        """Current occupancy in packets of one queue, or of the whole port."""
+        p = self._ports.get(port)
+        if p is None:
+            return 0
+        return p.size if priority is None else len(self._queues(port, priority)[0].items)
+
+    def queue_config(self, port: int, priority: int = 0) -> tuple[int, int]:
+        """(capacity, rate_pps) of one queue."""
+        q = self._queues(port, priority)[0]
+        return q.capacity, q.rate_pps
+
+    def __len__(self) -> int:
+        return self._size
+
+    def ports(self) -> Iterator[int]:
+        return iter(sorted(self._ports))
+
+    # -- data path ----------------------------------------------------------------------
+    def enqueue(self, job: Any, now: float) -> bool:
+        """Queue ``job`` (an ``EgressJob``: ``port``, ``priority``, ``sm``) at ``now``.
+        Sets ``enq_timestamp``/``enq_qdepth``; False if the packet was dropped (priority
+        out of range or queue full)."""
+        priority = job.priority
+        if not 0 <= priority < self.nb_priorities:
+            self.stats.priority_drops += 1
+            return False
+        p = self._port(job.port)
+        q = p.queues[priority]
+        depth = len(q.items)
+        if depth >= q.capacity:
+            key = (job.port, priority)
+            self.stats.tail_drops[key] = self.stats.tail_drops.get(key, 0) + 1
+            return False
+        send = q.last_send + q.delay_us
+        if send < now:
+            send = now
+        q.last_send = send
+        sm = job.sm
+        sm.enq_timestamp = int(now) & _M32
+        sm.enq_qdepth = depth & _M19
+        self._seq += 1
+        q.items.append(_Entry(job, now, send, self._seq))
+        p.size += 1
+        self._size += 1
+        self._active.add(job.port)
+        self.stats.enqueued += 1
+        return True
+
+    def next_departure_time(self) -> float | None:
+        """When the next packet can leave (may be in the past), None if all empty."""
+        if not self._size:
+            return None
+        return min(self._ports[port].head_time() for port in self._active)
+
+    def dequeue_ready(self, now: float, limit: int | None = None) -> list[Any]:
+        """Remove and return the jobs due at ``now``, with ``deq_timedelta`` and
+        ``deq_qdepth`` filled in; ordered by departure time, strict priority within a
+        port. ``limit`` caps how many are taken (the rest stay for the next call)."""
+        if not self._size:
+            return []
+        per_port: list[list[_Entry]] = []
+        budget = limit if limit is not None else self._size
+        for port in sorted(self._active):
+            if budget <= 0:
+                break
+            taken = self._drain_port(port, self._ports[port], now, budget)
+            if taken:
+                budget -= len(taken)
+                per_port.append(taken)
+        if not per_port:
+            return []
+        entries = per_port[0] if len(per_port) == 1 else list(
+            heapq.merge(*per_port, key=lambda e: (e.departure, e.seq)))
+        if limit is not None and len(entries) > limit:  # pragma: no cover - defensive
+            entries = entries[:limit]
+        return [e.job for e in entries]
+
+    def _drain_port(self, port: int, p: _Port, now: float, budget: int) -> list[_Entry]:
+        out: list[_Entry] = []
+        queues = p.queues
+        while p.size and len(out) < budget:
+            if p.delay_us:
+                t = p.head_time()
+                if t > now:
+                    break
+            else:
+                t = now
+            chosen: _Queue | None = None
+            prio = 0
+            for prio in range(len(queues) - 1, -1, -1):
+                q = queues[prio]
+                if q.items and q.items[0].send_time <= t:
+                    chosen = q
+                    break
+            if chosen is None:
+                break
+            entry = chosen.items.popleft()
+            p.size -= 1
+            self._size -= 1
+            if p.delay_us:
+                p.next_free = t + p.delay_us
+            entry.departure = t
+            sm = entry.job.sm
+            sm.deq_timedelta = (int(t) - int(entry.enq_time)) & _M32
+            sm.deq_qdepth = len(chosen.items) & _M19
+            if hasattr(sm, "qid"):
+                sm.qid = prio
+            out.append(entry)
+        if not p.size:
+            self._active.discard(port)
+        self.stats.dequeued += len(out)
+        return out
+
+    def clear(self) -> list[Any]:
+        """Empty every queue (e.g. when the pipeline is replaced); returns the jobs."""
+        jobs: list[Any] = []
+        for p in self._ports.values():
+            for q in p.queues:
+                jobs.extend(e.job for e in q.items)
+                q.items.clear()
+            p.size = 0
+        self._active.clear()
+        self._size = 0
+        self.stats.flushed += len(jobs)
+        return jobs
+
+
+def _check_depth(depth: int) -> None:
+    if depth < 0:
+        raise ValueError(f"queue depth must be >= 0, not {depth}")
+
+
+def _check_rate(rate_pps: int) -> None:
+    if rate_pps < 0:
+        raise ValueError(f"queue rate must be >= 0 packets/s, not {rate_pps}")

@@ -1,0 +1,118 @@
+/*
+ * Protocol and switch constants shared by srv6_switch.p4 and mrc_nic.p4.
+ *
+ * One definition per fact: protocol/constants.py holds the same names with the
+ * same values, and tests/test_protocol_headers.py checks that the two agree.
+ * Values marked [public] or [ours] in docs/mrc-protocol.md are decided here and
+ * nowhere else, so they can be corrected in one place once the MRC 1.0 text is
+ * checked.
+ */
+
+#ifndef _MRC_CONSTANTS_P4_
+#define _MRC_CONSTANTS_P4_
+
+/* ---- Ethernet and IPv6 ------------------------------------------------- */
+
+const bit<16> ETHERTYPE_IPV6 = 0x86DD;
+
+// IPv6 Next Header values (IANA protocol numbers).
+const bit<8> IP_PROTO_UDP = 17;
+// IPv6-in-IPv6 (RFC 2473): the MRC encapsulation carries the NIC-to-NIC
+// packet inside an outer header whose DA is the uSID carrier.
+const bit<8> IP_PROTO_IPV6 = 41;
+// IPv6 Routing header; with Routing Type 4 it is an SRH (RFC 8754 section 2).
+const bit<8> IP_PROTO_ROUTING = 43;
+const bit<8> SRH_ROUTING_TYPE = 4;
+
+// Segments the parser can hold.  A longer SRH is a parser error and is dropped:
+// MRC carriers need one or two segments, and a switch must bound its parse depth.
+const bit<32> SRH_MAX_SEGMENTS = 8;
+
+/* ---- SRv6 micro-SIDs (RFC 9800 NEXT-CSID, F3216) ------------------------ */
+
+// Default 32-bit locator block [ours]; the controller may choose another one,
+// since the switch learns its block only through my_sid/usid_route entries.
+const bit<32> USID_BLOCK_DEFAULT = 0xfcbbbb00;
+const bit<32> USID_BLOCK_BITS = 32;
+const bit<32> USID_BITS = 16;
+// 128 - 32 = 96 bits after the block hold six 16-bit uSIDs.
+const bit<32> USID_MAX_PER_CARRIER = 6;
+
+/* ---- MRC transport [public] --------------------------------------------- */
+
+// RoCEv2's UDP destination port, kept by MRC [public/ours].
+const bit<16> MRC_UDP_PORT = 4791;
+
+// BTH opcodes.
+const bit<8> OPCODE_WRITE_FIRST = 0xC6;
+const bit<8> OPCODE_WRITE_MIDDLE = 0xC7;
+const bit<8> OPCODE_WRITE_LAST = 0xC8;
+const bit<8> OPCODE_WRITE_LAST_IMM = 0xC9;
+const bit<8> OPCODE_WRITE_ONLY = 0xCA;
+const bit<8> OPCODE_WRITE_ONLY_IMM = 0xCB;
+const bit<8> OPCODE_ACK = 0xD1;
+const bit<8> OPCODE_ENDPOINT_REQUEST = 0xD8;
+const bit<8> OPCODE_ENDPOINT_RESPONSE = 0xD9;
+const bit<8> OPCODE_SACK = 0xDC;
+const bit<8> OPCODE_NACK = 0xDD;
+const bit<8> OPCODE_PROBE = 0xDE;
+
+// DSCP classes: what a switch may do to a packet is read from its DSCP alone.
+const bit<6> DSCP_DATA = 0;               // data that must not be trimmed
+const bit<6> DSCP_TRIMMABLE = 4;          // trimmable data (also probes)
+const bit<6> DSCP_TRIMMABLE_RETX = 8;     // trimmable retransmission
+const bit<6> DSCP_TRIMMED = 12;           // header left by a fabric trim
+const bit<6> DSCP_TRIMMED_LASTHOP = 16;   // header left by a trim toward a NIC
+const bit<6> DSCP_CONTROL = 46;           // SACK/NACK/ACK: high priority, never trimmed
+
+// ECN codepoints (RFC 3168 section 5).
+const bit<2> ECN_NOT_ECT = 0;
+const bit<2> ECN_ECT1 = 1;
+const bit<2> ECN_ECT0 = 2;
+const bit<2> ECN_CE = 3;
+
+// NACK reason codes, shared with the Ultra Ethernet PDS.
+const bit<8> NACK_TRIMMED = 0x01;
+const bit<8> NACK_TRIMMED_LASTHOP = 0x02;
+const bit<8> NACK_NO_BITMAP = 0x06;
+const bit<8> NACK_NO_PKT_BUFFER = 0x07;
+const bit<8> NACK_NO_RESOURCE = 0x0A;
+const bit<8> NACK_PSN_OUT_OF_WINDOW = 0x0B;
+const bit<8> NACK_UNEXPECTED_EVENT = 0x19;
+
+// SACK mark (m): what the sender does with the echoed EV.
+const bit<2> SACK_MARK_NONE = 0;
+const bit<2> SACK_MARK_SKIP_ONCE = 1;     // the data packet arrived ECN-CE
+const bit<2> SACK_MARK_ALWAYS_SKIP = 2;
+
+/* ---- Switch ports and queues [ours] -------------------------------------- */
+
+// The port simple_switch_grpc is started with (--cpu-port 255); packets on it
+// carry the packet_out/packet_in controller headers.
+const bit<9> CPU_PORT = 255;
+// v1model/simple_switch drop port: egress_spec 511 drops at the end of ingress.
+const bit<9> DROP_PORT = 511;
+
+// standard_metadata.priority: simple_switch serves the highest number first
+// (with --priority-queues); control and trimmed headers jump the data queue.
+const bit<3> PRIORITY_DATA = 0;
+const bit<3> PRIORITY_HIGH = 7;
+
+/* ---- Drop reasons: indexes of the switch's drop counter ------------------ */
+
+const bit<8> DROP_REASON_PARSER_ERROR = 1;       // includes an SRH longer than SRH_MAX_SEGMENTS
+const bit<8> DROP_REASON_NOT_IPV6 = 2;
+const bit<8> DROP_REASON_NO_ROUTE = 3;           // includes an unknown uSID of the block
+const bit<8> DROP_REASON_HOP_LIMIT = 4;          // RFC 8200 section 3
+const bit<8> DROP_REASON_BAD_SRH = 5;            // RFC 8754 section 4.3.1.1, S09-S12
+const bit<8> DROP_REASON_NO_LOCAL_DELIVERY = 6;  // end of path here, delivery to CPU off
+const bit<8> DROP_REASON_BAD_PACKET_OUT = 7;
+const bit<32> DROP_REASON_COUNT = 8;
+
+/* ---- Punt reasons: packet_in.reason --------------------------------------- */
+
+const bit<8> PUNT_REASON_USID_END = 1;      // a uSID carrier without SRH ended here
+const bit<8> PUNT_REASON_SRH_END = 2;       // a local SID with SRH Segments Left 0
+const bit<8> PUNT_REASON_LOCAL_ADDRESS = 3; // ipv6_route sent it to the CPU
+
+#endif  /* _MRC_CONSTANTS_P4_ */
