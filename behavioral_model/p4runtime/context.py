@@ -39,8 +39,8 @@ class Extras:
     clone_ports: dict[int, tuple[bool, ...]] = field(default_factory=dict)
     #: value set name -> members as written (canonical form)
     vs_members: dict[str, list[p4runtime_pb2.ValueSetMember]] = field(default_factory=dict)
-    #: digest name -> configuration as written
-    digest_configs: dict[str, p4runtime_pb2.DigestEntry.Config] = field(
+    #: digest id -> configuration as written (present = digest enabled)
+    digest_configs: dict[int, p4runtime_pb2.DigestEntry.Config] = field(
         default_factory=dict)
 
 

@@ -100,7 +100,7 @@ class ExprGenMixin:
         if isinstance(e, ast.BinaryExpr):
             return self._binary(e)
         if isinstance(e, ast.TernaryExpr):
-            return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.else_)})"
+            return self._ternary(e)
         if isinstance(e, ast.CastExpr):
             return self._cast(e)
         if isinstance(e, ast.MethodCallExpr):
@@ -180,13 +180,11 @@ class ExprGenMixin:
 
     def _binary(self, e: ast.BinaryExpr) -> str:
         op = e.op
+        if op in ("&&", "||"):
+            return self._short_circuit(e, self.expr(e.left))
         a, b = self.expr(e.left), self.expr(e.right)
         t = strip(e.type)
         lt = strip(e.left.type)
-        if op == "&&":
-            return f"({a} and {b})"
-        if op == "||":
-            return f"({a} or {b})"
         if op in ("==", "!=", "<", ">", "<=", ">="):
             return f"({a} {op} {b})"
         if op in ("&", "|", "^"):
@@ -227,6 +225,48 @@ class ExprGenMixin:
                 return self.wrap_code(code, t)
             return code
         raise P4TypeError(f"unsupported operator {op}", e.loc)
+
+    def _captured(self, e: ast.Expression) -> tuple[list[str], str]:
+        """Generate `e`, taking back the statements it needed (inlined calls, table
+        applications) so the caller can run them only when `e` is evaluated."""
+        lines = self.module.lines
+        start = len(lines)
+        code = self.expr(e)
+        pre = lines[start:]
+        del lines[start:]
+        return pre, code
+
+    def _replay(self, pre: list[str]) -> None:
+        self.module.lines.extend("    " + line for line in pre)
+
+    def _short_circuit(self, e: ast.BinaryExpr, a: str) -> str:
+        """Spec 8.5: the right operand of && and || is evaluated only when needed."""
+        pre, b = self._captured(e.right)
+        py = "and" if e.op == "&&" else "or"
+        if not pre:
+            return f"({a} {py} {b})"
+        tmp = self.module.fresh("sc")
+        self.w.line(f"{tmp} = {a}")
+        self.w.line(f"if {'' if e.op == '&&' else 'not '}{tmp}:")
+        self._replay(pre)
+        self.w.line(f"    {tmp} = {b}")
+        return tmp
+
+    def _ternary(self, e: ast.TernaryExpr) -> str:
+        """Spec 8.5: only the selected branch of ?: is evaluated."""
+        cond = self.expr(e.cond)
+        pre_t, then = self._captured(e.then)
+        pre_e, else_ = self._captured(e.else_)
+        if not pre_t and not pre_e:
+            return f"({then} if {cond} else {else_})"
+        tmp = self.module.fresh("tc")
+        self.w.line(f"if {cond}:")
+        self._replay(pre_t)
+        self.w.line(f"    {tmp} = {then}")
+        self.w.line("else:")
+        self._replay(pre_e)
+        self.w.line(f"    {tmp} = {else_}")
+        return tmp
 
     def _cast(self, e: ast.CastExpr) -> str:
         src = strip(e.expr.type)

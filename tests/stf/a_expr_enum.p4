@@ -11,8 +11,8 @@ enum Color { RED, GREEN }
 header h_t {
     Kind   kind;
     bit<8> raw;
-    bit<8> out;
-    bit<8> out2;
+    bit<8> res;
+    bit<8> res2;
 }
 
 struct headers_t {
@@ -38,18 +38,18 @@ control MyIngress(inout headers_t hdr, inout metadata_t meta,
     apply {
         Kind k = hdr.h.kind;
         if (k == Kind.DATA) {
-            hdr.h.out = 0xD0;
+            hdr.h.res = 0xD0;
         } else if (k == Kind.ACK) {
-            hdr.h.out = 0xA0;
+            hdr.h.res = 0xA0;
         } else if (k == Kind.NACK) {
-            hdr.h.out = 0x40;
+            hdr.h.res = 0x40;
         } else {
-            hdr.h.out = 0xFF;
+            hdr.h.res = 0xFF;
         }
         Kind r = (Kind)hdr.h.raw;
-        hdr.h.out2 = (bit<8>)Kind.NACK + (bit<8>)r;
+        hdr.h.res2 = (bit<8>)Kind.NACK + (bit<8>)r;
         if (r != Kind.DATA) {
-            hdr.h.out2 = hdr.h.out2 | 0x80;
+            hdr.h.res2 = hdr.h.res2 | 0x80;
         }
         meta.col = (k == Kind.ACK) ? Color.GREEN : Color.RED;
         if (meta.col == Color.GREEN) {

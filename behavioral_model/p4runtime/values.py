@@ -1,0 +1,116 @@
+"""Codecs for the value parts of entities: actions, meter configurations, counter data."""
+
+from __future__ import annotations
+
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from behavioral_model.runtime.errors import InvalidConfigError
+from behavioral_model.runtime.externs import CounterCell, MeterConfig, TrTcmMeter
+from behavioral_model.runtime.tables import ActionCall
+
+from .codec import decode_uint, encode_uint
+from .errors import from_runtime_error, invalid, permission_denied, unimplemented
+from .p4info_index import P4InfoIndex, TableInfo
+
+__all__ = [
+    "decode_table_action", "decode_action", "encode_action", "decode_meter_config",
+    "encode_meter_config", "make_meter", "decode_counter_data", "encode_counter_data",
+]
+
+_SCOPE = p4info_pb2.ActionRef
+
+
+def decode_table_action(index: P4InfoIndex, table: TableInfo,
+                        ta: p4runtime_pb2.TableAction, default: bool) -> ActionCall:
+    """The action of a table entry (``default``: of the default entry)."""
+    which = ta.WhichOneof("type")
+    if which is None:
+        raise invalid(f"table '{table.name}': the entry's action is not set")
+    if which != "action":
+        if table.implementation_id:
+            raise unimplemented(
+                f"table '{table.name}' uses an action profile/selector; action profile "
+                "members, groups and one-shot action sets are not supported by this target")
+        raise invalid(f"table '{table.name}' is a direct table: its entries take an "
+                      f"action, not {which}")
+    if table.implementation_id:
+        raise unimplemented(f"table '{table.name}' uses an action profile/selector, which "
+                            "this target does not support")
+    scope = table.scopes.get(ta.action.action_id)
+    if scope is None:
+        raise invalid(f"table '{table.name}': action id {ta.action.action_id} is not one "
+                      "of its actions")
+    if default and scope == _SCOPE.TABLE_ONLY:
+        raise permission_denied(f"table '{table.name}': action is @tableonly; it cannot "
+                                "be the default action")
+    if not default and scope == _SCOPE.DEFAULT_ONLY:
+        raise permission_denied(f"table '{table.name}': action is @defaultonly; it can "
+                                "only be the default action")
+    return decode_action(index, ta.action)
+
+
+def decode_action(index: P4InfoIndex, action: p4runtime_pb2.Action) -> ActionCall:
+    info = index.action(action.action_id)
+    values: dict[int, int] = {}
+    for p in action.params:
+        param = info.params_by_id.get(p.param_id)
+        if param is None:
+            raise invalid(f"action '{info.name}': unknown parameter id {p.param_id}")
+        if p.param_id in values:
+            raise invalid(f"action '{info.name}': parameter '{param.name}' given twice")
+        values[p.param_id] = decode_uint(p.value, param.bitwidth,
+                                         f"action '{info.name}' parameter '{param.name}'")
+    missing = [p.name for p in info.params if p.id not in values]
+    if missing:
+        raise invalid(f"action '{info.name}': missing parameter(s) {', '.join(missing)}")
+    return ActionCall(info.name, tuple(values[p.id] for p in info.params))
+
+
+def encode_action(index: P4InfoIndex, call: ActionCall) -> p4runtime_pb2.Action | None:
+    action_id = index.action_ids.get(call.name)
+    if action_id is None:
+        return None
+    info = index.actions[action_id]
+    out = p4runtime_pb2.Action(action_id=action_id)
+    for param, value in zip(info.params, call.args, strict=False):
+        out.params.add(param_id=param.id, value=encode_uint(value))
+    return out
+
+
+def decode_meter_config(cfg: p4runtime_pb2.MeterConfig, what: str) -> MeterConfig:
+    if cfg.eburst:
+        raise invalid(f"{what}: eburst is only for srTCM meters; v1model meters are trTCM")
+    if min(cfg.cir, cfg.cburst, cfg.pir, cfg.pburst) < 0:
+        raise invalid(f"{what}: meter rates and bursts cannot be negative")
+    if cfg.cir > cfg.pir:
+        raise invalid(f"{what}: committed rate {cfg.cir} exceeds peak rate {cfg.pir}")
+    return MeterConfig(cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+
+
+def make_meter(config: MeterConfig) -> TrTcmMeter:
+    try:
+        return TrTcmMeter(config)
+    except InvalidConfigError as err:
+        raise from_runtime_error(err) from None
+
+
+def encode_meter_config(config: MeterConfig) -> p4runtime_pb2.MeterConfig:
+    return p4runtime_pb2.MeterConfig(cir=int(config.cir), cburst=config.cburst,
+                                     pir=int(config.pir), pburst=config.pburst)
+
+
+def decode_counter_data(data: p4runtime_pb2.CounterData, what: str) -> tuple[int, int]:
+    """``(packets, bytes)``."""
+    if data.packet_count < 0 or data.byte_count < 0:
+        raise invalid(f"{what}: counter values cannot be negative")
+    return data.packet_count, data.byte_count
+
+
+def encode_counter_data(packets: int, nbytes: int) -> p4runtime_pb2.CounterData:
+    return p4runtime_pb2.CounterData(packet_count=packets, byte_count=nbytes)
+
+
+def counter_cell(data: p4runtime_pb2.CounterData, what: str) -> CounterCell:
+    packets, nbytes = decode_counter_data(data, what)
+    return CounterCell(packets, nbytes)
