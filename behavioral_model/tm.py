@@ -102,13 +102,9 @@ class ManualClock:
         return self._now
 
 
-@dataclass(slots=True)
-class _Entry:
-    job: Any  # pipeline.v1model.EgressJob
-    enq_time: float
-    send_time: float
-    seq: int
-    departure: float = 0.0
+# A queued packet: (send_time, seq, enq_time, job). Plain tuples keep the per-packet
+# cost low; ``seq`` (global arrival order) breaks ties.
+_Entry = tuple[float, int, float, Any]
 
 
 def _delay_us(rate_pps: int) -> float:
@@ -144,7 +140,7 @@ class _Port:
 
     def head_time(self) -> float:
         """Earliest time the port can send its next packet (ports with packets only)."""
-        t = min(q.items[0].send_time for q in self.queues if q.items)
+        t = min(q.items[0][0] for q in self.queues if q.items)
         return t if t > self.next_free else self.next_free
 
 
@@ -181,11 +177,17 @@ class TrafficManager:
         self.nb_priorities = priority_queues
         self.default_depth = queue_depth
         self.default_rate_pps = queue_rate_pps
-        self.stats = QueueStats()
         self._ports: dict[int, _Port] = {}
         self._active: set[int] = set()  # ports with queued packets
         self._size = 0
         self._seq = 0
+        self._qid: dict[type, bool] = {}  # does this standard_metadata type have qid?
+        self._stats = QueueStats()
+
+    @property
+    def stats(self) -> QueueStats:
+        self._stats.enqueued = self._seq
+        return self._stats
 
     # -- configuration ------------------------------------------------------------------
     def _port(self, port: int) -> _Port:
@@ -265,14 +267,18 @@ class TrafficManager:
         out of range or queue full)."""
         priority = job.priority
         if not 0 <= priority < self.nb_priorities:
-            self.stats.priority_drops += 1
+            self._stats.priority_drops += 1
             return False
-        p = self._port(job.port)
+        port = job.port
+        p = self._ports.get(port)
+        if p is None:
+            p = self._port(port)
         q = p.queues[priority]
-        depth = len(q.items)
+        items = q.items
+        depth = len(items)
         if depth >= q.capacity:
-            key = (job.port, priority)
-            self.stats.tail_drops[key] = self.stats.tail_drops.get(key, 0) + 1
+            drops = self._stats.tail_drops
+            drops[(port, priority)] = drops.get((port, priority), 0) + 1
             return False
         send = q.last_send + q.delay_us
         if send < now:
@@ -282,11 +288,10 @@ class TrafficManager:
         sm.enq_timestamp = int(now) & _M32
         sm.enq_qdepth = depth & _M19
         self._seq += 1
-        q.items.append(_Entry(job, now, send, self._seq))
+        items.append((send, self._seq, now, job))
         p.size += 1
         self._size += 1
-        self._active.add(job.port)
-        self.stats.enqueued += 1
+        self._active.add(port)
         return True
 
     def next_departure_time(self) -> float | None:
@@ -301,57 +306,70 @@ class TrafficManager:
         port. ``limit`` caps how many are taken (the rest stay for the next call)."""
         if not self._size:
             return []
-        per_port: list[list[_Entry]] = []
         budget = limit if limit is not None else self._size
-        for port in sorted(self._active):
+        active = self._active
+        if len(active) == 1:
+            port = next(iter(active))
+            return [d[2] for d in self._drain_port(port, self._ports[port], now, budget)]
+        per_port: list[list[tuple[float, int, Any]]] = []
+        for port in sorted(active):
             if budget <= 0:
                 break
             taken = self._drain_port(port, self._ports[port], now, budget)
             if taken:
                 budget -= len(taken)
                 per_port.append(taken)
-        if not per_port:
-            return []
-        entries = per_port[0] if len(per_port) == 1 else list(
-            heapq.merge(*per_port, key=lambda e: (e.departure, e.seq)))
-        if limit is not None and len(entries) > limit:  # pragma: no cover - defensive
-            entries = entries[:limit]
-        return [e.job for e in entries]
+        if len(per_port) == 1:
+            return [d[2] for d in per_port[0]]
+        # interleave the ports by departure time, then arrival order; each port's own
+        # (priority) order is kept
+        return [d[2] for d in heapq.merge(*per_port)]
 
-    def _drain_port(self, port: int, p: _Port, now: float, budget: int) -> list[_Entry]:
-        out: list[_Entry] = []
+    def _drain_port(self, port: int, p: _Port, now: float,
+                    budget: int) -> list[tuple[float, int, Any]]:
+        """Departures of one port at ``now``: (departure time, seq, job)."""
+        out: list[tuple[float, int, Any]] = []
         queues = p.queues
+        single = queues[0] if len(queues) == 1 and not p.delay_us else None
         while p.size and len(out) < budget:
-            if p.delay_us:
-                t = p.head_time()
-                if t > now:
+            if single is not None:  # the common case: one queue, no port shaper
+                chosen = single
+                prio = 0
+                if chosen.items[0][0] > now:
                     break
-            else:
                 t = now
-            chosen: _Queue | None = None
-            prio = 0
-            for prio in range(len(queues) - 1, -1, -1):
-                q = queues[prio]
-                if q.items and q.items[0].send_time <= t:
-                    chosen = q
+            else:
+                if p.delay_us:
+                    t = p.head_time()
+                    if t > now:
+                        break
+                else:
+                    t = now
+                chosen = None
+                for prio in range(len(queues) - 1, -1, -1):
+                    q = queues[prio]
+                    if q.items and q.items[0][0] <= t:
+                        chosen = q
+                        break
+                if chosen is None:
                     break
-            if chosen is None:
-                break
-            entry = chosen.items.popleft()
+                if p.delay_us:
+                    p.next_free = t + p.delay_us
+            _, seq, enq_time, job = chosen.items.popleft()
             p.size -= 1
-            self._size -= 1
-            if p.delay_us:
-                p.next_free = t + p.delay_us
-            entry.departure = t
-            sm = entry.job.sm
-            sm.deq_timedelta = (int(t) - int(entry.enq_time)) & _M32
+            sm = job.sm
+            sm.deq_timedelta = (int(t) - int(enq_time)) & _M32
             sm.deq_qdepth = len(chosen.items) & _M19
-            if hasattr(sm, "qid"):
+            has_qid = self._qid.get(type(sm))
+            if has_qid is None:
+                has_qid = self._qid[type(sm)] = hasattr(sm, "qid")
+            if has_qid:
                 sm.qid = prio
-            out.append(entry)
+            out.append((t, seq, job))
+        self._size -= len(out)
         if not p.size:
             self._active.discard(port)
-        self.stats.dequeued += len(out)
+        self._stats.dequeued += len(out)
         return out
 
     def clear(self) -> list[Any]:
@@ -359,12 +377,12 @@ class TrafficManager:
         jobs: list[Any] = []
         for p in self._ports.values():
             for q in p.queues:
-                jobs.extend(e.job for e in q.items)
+                jobs.extend(e[3] for e in q.items)
                 q.items.clear()
             p.size = 0
         self._active.clear()
         self._size = 0
-        self.stats.flushed += len(jobs)
+        self._stats.flushed += len(jobs)
         return jobs
 
 

@@ -8,11 +8,14 @@ frame along the same parse graph, the same table entries are looked up in plain
 Python, and the expected output is the valid headers re-serialised by scapy plus the
 unparsed rest of the frame, on the port the matching entry chose.
 
-The default run uses ``DEFAULT_FRAMES`` frames; ``ROBUSTNESS_FULL=1`` runs 100,000.
+The fuzz test runs 100,000 frames (about 40 s on the development machine, mostly
+scapy in the reference model; the executor itself takes about 3 s). Set
+``ROBUSTNESS_FRAMES=N`` to run another number, e.g. a few thousand while iterating.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import random
 from collections import Counter
@@ -21,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from scapy.contrib.mpls import MPLS
-from scapy.layers.inet import IP, TCP, UDP, ICMP, IPOption_NOP, IPOption_RR
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPOption_NOP, IPOption_RR
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 from scapy.packet import Packet, Raw
@@ -34,9 +37,7 @@ from behavioral_model.runtime.tables import ActionCall, TableEntry
 
 PROGRAM = Path(__file__).parent / "p4" / "robust_six_headers.p4"
 SEED = 0x5EED_2024
-FULL_FRAMES = 100_000
-DEFAULT_FRAMES = 20_000
-N_FRAMES = FULL_FRAMES if os.environ.get("ROBUSTNESS_FULL") == "1" else DEFAULT_FRAMES
+N_FRAMES = int(os.environ.get("ROBUSTNESS_FRAMES", "100000"))
 
 ETYPE_IPV4, ETYPE_IPV6, ETYPE_VLAN, ETYPE_MPLS = 0x0800, 0x86DD, 0x8100, 0x8847
 MPLS_DEPTH = 3
@@ -76,7 +77,7 @@ def _ip4(a: int, b: int, c: int, d: int) -> int:
     return (a << 24) | (b << 16) | (c << 8) | d
 
 
-L2_RULES = _l2_rules()
+L2_RULES = sorted(_l2_rules(), key=lambda r: -r.priority)
 VLAN_RULES = [Rule((vid,), "set_vid", (vid + 1000,)) for vid in range(1, 65)]
 MPLS_RULES = [Rule((label,), "mpls_swap", (label + 5000,)) for label in range(16, 80)]
 IPV4_RULES = [
@@ -129,11 +130,8 @@ def device() -> V1ModelDevice:
 # -- the reference model ---------------------------------------------------------------
 
 def _ternary(rules: list[Rule], value: int) -> Rule | None:
-    best: Rule | None = None
-    for r in rules:  # highest priority wins; no two matching rules share one here
-        if value & r.match[1] == r.match[0] and (best is None or r.priority > best.priority):
-            best = r
-    return best
+    """The highest-priority matching rule (no two matching rules share one here)."""
+    return next((r for r in rules if value & r.match[1] == r.match[0]), None)
 
 
 def _exact(rules: list[Rule], value: int) -> Rule | None:
@@ -199,10 +197,9 @@ class _Ether(Ether):
 
 
 def _dissect(cls: type[Packet], data: bytes) -> Packet:
-    """One header from exactly its bytes; checks that scapy round-trips them."""
-    layer = cls(data)
-    assert bytes(layer) == data, f"reference model: {cls.__name__} does not round-trip"
-    return layer
+    """One header from exactly its bytes (scapy re-serialises it to the same bytes, which
+    the unmodified headers in every comparison confirm)."""
+    return cls(data)
 
 
 def reference_parse(frame: bytes) -> Parsed:
@@ -286,11 +283,11 @@ def reference(frame: bytes) -> list[tuple[int, bytes]]:
     route: Rule | None = None
     if p.ip4 is not None:
         if not checksum_error:
-            route = _lpm(IPV4_RULES, _ip4(*map(int, p.ip4.dst.split("."))), 32)
+            route = _lpm(IPV4_RULES, int(ipaddress.IPv4Address(p.ip4.dst)), 32)
             if route is not None:
                 p.ip4.ttl = (p.ip4.ttl - 1) & 0xFF
     elif p.ip6 is not None:
-        route = _lpm(IPV6_RULES, int.from_bytes(bytes(p.ip6)[24:40], "big"), 128)
+        route = _lpm(IPV6_RULES, int(ipaddress.IPv6Address(p.ip6.dst)), 128)
         if route is not None:
             p.ip6.hlim = (p.ip6.hlim - 1) & 0xFF
     if route is not None:

@@ -87,8 +87,9 @@ class ExternInfo:
     name: str
     size: int
     width: int = 0  # registers: value bitwidth
-    signed: bool = False  # registers: int<W>
-    is_bool: bool = False  # registers: bool
+    #: registers: how values travel as P4Data: "bit", "int", "bool", "enum"
+    #: (serializable enum) or the unsupported type_spec kind
+    data_kind: str = "bit"
 
 
 @dataclass(frozen=True)
@@ -248,10 +249,13 @@ class P4InfoIndex:
                 problems.append(f"register '{r.preamble.name}' missing or of another size")
                 continue
             spec = r.type_spec
-            which = spec.WhichOneof("type_spec")
-            signed = which == "bitstring" and spec.bitstring.WhichOneof("type_spec") == "int"
+            kind = spec.WhichOneof("type_spec") or "none"
+            if kind == "bitstring":
+                kind = "int" if spec.bitstring.WhichOneof("type_spec") == "int" else "bit"
+            elif kind == "serializable_enum":
+                kind = "enum"
             self.registers[r.preamble.id] = ExternInfo(
-                r.preamble.id, r.preamble.name, r.size, rarr.width, signed, which == "bool")
+                r.preamble.id, r.preamble.name, r.size, rarr.width, kind)
         tables_by_name = {t.name: t for t in self.tables.values()}
         for dc in self.p4info.direct_counters:
             self._bind_direct(dc, state.direct_counters, tables_by_name, "counter", problems)

@@ -273,7 +273,7 @@ class ExternGenMixin:
         return ""
 
     def _f_truncate(self, call: ast.MethodCallExpr, args: list) -> str:
-        self.w.line(f"pk.truncate = {self.expr(args[0])}")  # type: ignore[attr-defined]
+        self.w.line(f"pk.set_truncate({self.expr(args[0])})")  # type: ignore[attr-defined]
         return ""
 
     def _f_assert(self, call: ast.MethodCallExpr, args: list) -> str:

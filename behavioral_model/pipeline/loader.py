@@ -96,9 +96,11 @@ class StateBuilder:
                       if r.annotation("tableonly")]
         if decl.default_action is not None:
             ref = decl.default_action
+            # Directional arguments are bound in the program (spec 14.2.1.3); only the
+            # control-plane arguments are data of the default action.
+            data_args = ref.args[len(_directional(ref.decl)):]
             default = ActionCall(self.action_name(ref.decl, inst),
-                                 tuple(_param_value(a.value) for a in ref.args
-                                       if True)[len(_directional(ref.decl)):])
+                                 tuple(_param_value(a.value) for a in data_args))
         else:
             noaction = next((r for r in decl.actions if r.decl.name == "NoAction"), None)
             default_name = (self.action_name(noaction.decl, inst) if noaction
@@ -138,7 +140,7 @@ class StateBuilder:
                  else [e.keyset])
         matches = tuple(_match(x, k) for x, k in zip(elems, keys, strict=True))
         ref = e.action
-        args = tuple(_param_value(a.value) for a in ref.args)[len(_directional(ref.decl)):]
+        args = tuple(_param_value(a.value) for a in ref.args[len(_directional(ref.decl)):])
         priority = int(_const(e.priority)) if e.priority is not None else 0
         return TableEntry(matches, ActionCall(self.action_name(ref.decl, inst), args), priority)
 

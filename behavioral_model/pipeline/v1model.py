@@ -49,6 +49,7 @@ class EgressJob:
     instance_type: int
     rid: int = 0
     priority: int = 0
+    truncate: int | None = None
 
 
 class PacketContext:
@@ -60,7 +61,7 @@ class PacketContext:
     resubmit: int | None = None
     recirculate: int | None = None
     clone_spec: tuple[int, int, int | None] | None = None
-    truncate = 0
+    truncate: int | None = None
     meter_color = 0
 
     def __init__(self, device: V1ModelDevice, sm: Any, now_us: int) -> None:
@@ -80,6 +81,11 @@ class PacketContext:
         if res[1] and entry.direct_meter is not None:
             units = self.sm.packet_length if res[1] == "bytes" else 1
             self.meter_color = entry.direct_meter.execute(units, self.now_us)
+
+    def set_truncate(self, length: int) -> None:
+        # BMv2 keeps the smallest length asked for during the packet's life and cuts the
+        # packet when it leaves (bm_sim/packet.h: truncate).
+        self.truncate = length if self.truncate is None else min(self.truncate, length)
 
     def random(self, lo: int, hi: int) -> int:
         return self.rng.randint(lo, hi) if lo <= hi else lo
@@ -213,12 +219,13 @@ class V1ModelDevice:
             replicas = self.state.pre.get_group(sm.mcast_grp) or ()
             for r in replicas:
                 jobs.append(EgressJob(r.egress_port, hdr._copy(), meta._copy(), sm._copy(),
-                                      pk.payload, REPLICATION, r.rid, sm.priority))
+                                      pk.payload, REPLICATION, r.rid, sm.priority,
+                                      pk.truncate))
         elif sm.egress_spec == DROP_PORT:
             pass
         else:
             jobs.append(EgressJob(sm.egress_spec, hdr, meta, sm, pk.payload, itype, 0,
-                                  sm.priority))
+                                  sm.priority, pk.truncate))
         return jobs, None
 
     def _i2e_clones(self, data: bytes, port: int, now_us: int, meta: Any,
@@ -272,6 +279,8 @@ class V1ModelDevice:
             sm.enq_timestamp = now_us & 0xFFFFFFFF
         pk = PacketContext(self, sm, now_us)
         pk.payload = job.payload
+        if job.truncate is not None:
+            pk.truncate = job.truncate
         try:
             if self.egress_block is not None:
                 self.egress_block(job.hdr, job.meta, sm, pk)
@@ -289,7 +298,7 @@ class V1ModelDevice:
                 recirc = (data, sm.ingress_port, RECIRC,
                           self._preserved(job.meta, pk.recirculate), None)
             else:
-                if pk.truncate:
+                if pk.truncate is not None:
                     data = data[:pk.truncate]
                 out.append(OutputPacket(job.port, data))
         for cj in clone_jobs:

@@ -68,6 +68,7 @@ _INFO_STATUS = struct.Struct("<i")
 
 RECV_TIMEOUT_MS = 100  # as BMv2: the receive loop checks for shutdown this often
 SEND_TIMEOUT_MS = 1000  # when the peer's queue is full; then the frame is dropped
+BUFFER_MESSAGES = 1024  # NNG socket buffers, to absorb bursts
 
 PortEvent = Callable[[int, str], None]
 """``on_port_event(port, event)`` with event "added", "removed", "up" or "down"."""
@@ -107,7 +108,9 @@ class NanomsgPorts:
         self._thread: threading.Thread | None = None
         self._deliver: Deliver | None = None
         self._peers = 0
-        self._sock = pynng.Pair0(recv_timeout=RECV_TIMEOUT_MS, send_timeout=SEND_TIMEOUT_MS)
+        self._sock = pynng.Pair0(recv_timeout=RECV_TIMEOUT_MS, send_timeout=SEND_TIMEOUT_MS,
+                                 send_buffer_size=BUFFER_MESSAGES,
+                                 recv_buffer_size=BUFFER_MESSAGES)
         self._sock.add_post_pipe_connect_cb(self._peer_connected)
         self._sock.add_post_pipe_remove_cb(self._peer_removed)
         try:

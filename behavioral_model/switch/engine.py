@@ -83,9 +83,9 @@ class Dataplane:
     def state(self) -> DeviceState | None:
         return self.device.state if self.device is not None else None
 
-    def _device(self) -> V1ModelDevice:
+    def _device(self, debug: bool) -> V1ModelDevice:
         assert self.device is not None
-        if self._trace_device is not None and log.isEnabledFor(logging.DEBUG):
+        if debug and self._trace_device is not None:
             return self._trace_device
         return self.device
 
@@ -110,8 +110,8 @@ class Dataplane:
     def _ingress(self, pid: int, rounds: int, data: bytes, port: int, now: float,
                  itype: int, meta: Any) -> None:
         debug = log.isEnabledFor(logging.DEBUG)
+        device = self._device(debug)
         while True:
-            device = self._device()
             if debug:
                 self._tracer.label = f"[pkt {pid}]" + (f".{rounds}" if rounds else "")
                 self._tracer.debug("ingress: port %d, %d bytes, instance type %d",
@@ -157,7 +157,8 @@ class Dataplane:
                  debug: bool) -> None:
         tm = self.tm
         if tm.enqueue(job, now):
-            self._tags[id(job)] = (pid, rounds)
+            if debug or rounds:
+                self._tags[id(job)] = (pid, rounds)
             if debug:
                 self._tracer.debug("tm: queued on port %d, priority %d (%d ahead)",
                                    job.port, job.priority, job.sm.enq_qdepth)
@@ -186,9 +187,11 @@ class Dataplane:
         if self.device is None:
             return out
         debug = log.isEnabledFor(logging.DEBUG)
+        device = self._device(debug)
+        tags = self._tags
+        stats = self.stats
         for job in self.tm.dequeue_ready(now, limit):
-            pid, rounds = self._tags.pop(id(job), (0, 0))
-            device = self._device()
+            pid, rounds = tags.pop(id(job), (0, 0)) if tags else (0, 0)
             if debug:
                 self._tracer.label = f"[pkt {pid}]" + (f".{rounds}" if rounds else "")
                 self._tracer.debug(
@@ -200,12 +203,13 @@ class Dataplane:
                     self._tracer.debug("out: port %d, %d bytes", pkt.port, len(pkt.data))
                 if not pkts and recirc is None:
                     self._tracer.debug("dropped at the end of egress")
-            if not pkts and recirc is None:
-                self.stats.egress_drops += 1
-            out.extend(pkts)
-            self.stats.transmitted += len(pkts)
+            if pkts:
+                out.extend(pkts)
+                stats.transmitted += len(pkts)
+            elif recirc is None:
+                stats.egress_drops += 1
             if recirc is not None:
-                self.stats.recirculated += 1
+                stats.recirculated += 1
                 if debug:
                     self._tracer.debug("egress: recirculated")
                 if rounds + 1 > MAX_RECIRCULATIONS:

@@ -1,6 +1,7 @@
 /* a_ctrl_exit_return: exit inside an action (called directly and as a table's default
- * action) ends the ingress control; the packet still goes through egress. return in
- * a nested control's apply block ends only that control; its caller continues.
+ * action) or inside a nested control ends the ingress control; the packet still goes
+ * through egress. return in a nested control's apply block ends only that control,
+ * return in an action only that action; the caller continues.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -37,6 +38,9 @@ control Sub(inout h_t h) {
         if (h.op == 2) {
             return;
         }
+        if (h.op == 5) {
+            exit;
+        }
         h.s2 = 1;
     }
 }
@@ -51,6 +55,14 @@ control MyIngress(inout headers_t hdr, inout metadata_t meta,
         exit;
     }
 
+    action half() {
+        hdr.h.m1 = 0x61;
+        if (hdr.h.op == 6) {
+            return;
+        }
+        hdr.h.m1 = 0x62;
+    }
+
     table t {
         actions = { stop; }
         default_action = stop();
@@ -63,6 +75,8 @@ control MyIngress(inout headers_t hdr, inout metadata_t meta,
             stop();
         } else if (hdr.h.op == 4) {
             t.apply();
+        } else if (hdr.h.op == 6 || hdr.h.op == 7) {
+            half();
         }
         hdr.h.m2 = 0xB2;
         if (hdr.h.op == 3) {

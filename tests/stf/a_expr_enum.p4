@@ -1,6 +1,7 @@
 /* a_expr_enum: a serializable enum (enum bit<8>) as a header field type, casts
  * bit<8> -> enum (including a value that names no member) and enum -> bit<8>,
- * comparisons of enum values, and a plain enum in metadata.
+ * comparisons of enum values, a plain enum in metadata, and a table keyed on an
+ * enum-typed field.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -35,6 +36,14 @@ control MyVerify(inout headers_t hdr, inout metadata_t meta) { apply { } }
 
 control MyIngress(inout headers_t hdr, inout metadata_t meta,
                   inout standard_metadata_t std) {
+    action set_port(bit<9> p) {
+        std.egress_spec = p;
+    }
+    table by_kind {
+        key = { hdr.h.kind : exact; }
+        actions = { set_port; NoAction; }
+        default_action = NoAction();
+    }
     apply {
         Kind k = hdr.h.kind;
         if (k == Kind.DATA) {
@@ -57,6 +66,7 @@ control MyIngress(inout headers_t hdr, inout metadata_t meta,
         } else {
             std.egress_spec = 1;
         }
+        by_kind.apply();
     }
 }
 

@@ -1,5 +1,6 @@
 /* a_parser_lookahead: lookahead<bit<N>>() in a select and in an assignment, and
- * lookahead of a header type. Lookahead reads bits without moving the cursor.
+ * lookahead of a header type. Lookahead reads bits without moving the cursor; a
+ * lookahead past the end of the packet raises error.PacketTooShort.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -73,7 +74,11 @@ control MyIngress(inout headers_t hdr, inout metadata_t meta,
     apply {
         if (hdr.v4.isValid()) {
             hdr.v4.y = meta.next16[15:8] ^ meta.next16[7:0];
-            std.egress_spec = 1;
+            if (std.parser_error == error.PacketTooShort) {
+                std.egress_spec = 4;
+            } else {
+                std.egress_spec = 1;
+            }
         } else if (hdr.v6.isValid()) {
             hdr.v6.y = (bit<16>)hdr.v6.x + 1;
             std.egress_spec = 2;

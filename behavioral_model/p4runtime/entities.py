@@ -1,0 +1,110 @@
+"""Dispatch of ``Entity`` writes and reads to the module of each entity kind.
+
+Every write handler validates the whole update before it changes anything, so an
+invalid update never half-applies; an unexpected exception in a handler becomes an
+INTERNAL error for that update (and is logged), never a crash of the server.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from google.rpc import code_pb2
+from p4.v1 import p4runtime_pb2
+
+from behavioral_model.runtime.errors import RuntimeStateError
+
+from . import externs_rw, pre_rw, tables, valuesets_rw
+from .context import PipelineContext
+from .errors import P4RTError, from_runtime_error, invalid, unimplemented
+
+__all__ = ["apply_update", "read_entity"]
+
+log = logging.getLogger("behavioral_model.p4runtime")
+
+_WRITERS: dict[str, Callable[[PipelineContext, int, Any], None]] = {
+    "table_entry": tables.write_table_entry,
+    "counter_entry": externs_rw.write_counter,
+    "direct_counter_entry": externs_rw.write_direct_counter,
+    "meter_entry": externs_rw.write_meter,
+    "direct_meter_entry": externs_rw.write_direct_meter,
+    "register_entry": externs_rw.write_register,
+    "packet_replication_engine_entry": pre_rw.write_pre,
+    "value_set_entry": valuesets_rw.write_value_set,
+    "digest_entry": valuesets_rw.write_digest,
+}
+
+_READERS: dict[str, Callable[[PipelineContext, Any], Iterator[Any]]] = {
+    "counter_entry": externs_rw.read_counters,
+    "direct_counter_entry": externs_rw.read_direct_counters,
+    "meter_entry": externs_rw.read_meters,
+    "direct_meter_entry": externs_rw.read_direct_meters,
+    "register_entry": externs_rw.read_registers,
+    "packet_replication_engine_entry": pre_rw.read_pre,
+    "value_set_entry": valuesets_rw.read_value_sets,
+    "digest_entry": valuesets_rw.read_digests,
+}
+
+_UNSUPPORTED = {
+    "action_profile_member": "action profile members are not supported by this target "
+                             "(its pipeline has no action profiles/selectors)",
+    "action_profile_group": "action profile groups are not supported by this target "
+                            "(its pipeline has no action profiles/selectors)",
+    "extern_entry": "ExternEntry: v1model has no P4Runtime-controlled architecture "
+                    "externs beyond the PSA-like ones",
+}
+
+
+def apply_update(ctx: PipelineContext, update: p4runtime_pb2.Update) -> None:
+    """Apply one update; raises P4RTError if it is refused (state unchanged then)."""
+    kind = update.type
+    if kind not in (p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.MODIFY,
+                    p4runtime_pb2.Update.DELETE):
+        raise invalid("update type must be INSERT, MODIFY or DELETE")
+    which = update.entity.WhichOneof("entity")
+    if which is None:
+        raise invalid("update without an entity")
+    writer = _WRITERS.get(which)
+    if writer is None:
+        raise unimplemented(_UNSUPPORTED.get(which, f"{which} is not supported"))
+    try:
+        writer(ctx, kind, getattr(update.entity, which))
+    except RuntimeStateError as err:
+        raise from_runtime_error(err) from None
+
+
+def read_entity(ctx: PipelineContext, entity: p4runtime_pb2.Entity,
+                now_ns: int = 0) -> list[p4runtime_pb2.Entity]:
+    """All entities matching the (wildcard) ``entity``; raises P4RTError."""
+    which = entity.WhichOneof("entity")
+    if which is None:
+        raise invalid("read of an empty Entity: set one entity kind")
+    if which == "table_entry":
+        found: Iterator[Any] = tables.read_table_entries(ctx, entity.table_entry, now_ns)
+    elif which in _READERS:
+        found = _READERS[which](ctx, getattr(entity, which))
+    else:
+        raise unimplemented(_UNSUPPORTED.get(which, f"{which} is not supported"))
+    out = []
+    try:
+        for item in found:
+            e = p4runtime_pb2.Entity()
+            getattr(e, which).CopyFrom(item)
+            out.append(e)
+    except RuntimeStateError as err:
+        raise from_runtime_error(err) from None
+    return out
+
+
+def safe(fn: Callable[[], Any], what: str) -> tuple[Any, P4RTError | None]:
+    """Run ``fn``; turn any exception into a P4RTError (INTERNAL if unexpected)."""
+    try:
+        return fn(), None
+    except P4RTError as err:
+        return None, err
+    except Exception as err:  # noqa: BLE001 - a bug must not take the server down
+        log.exception("internal error in %s", what)
+        return None, P4RTError(code_pb2.INTERNAL,
+                               f"internal error in {what}: {type(err).__name__}: {err}")

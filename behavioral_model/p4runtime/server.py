@@ -1,0 +1,312 @@
+"""The P4Runtime v1 gRPC service over a :class:`~.target.P4RuntimeTarget`.
+
+    server = P4RuntimeServer(target, "0.0.0.0:9559")
+    server.start()
+    ...
+    server.stop()
+
+``address`` may use port 0; ``server.port`` is the port actually bound. Requests are
+served by a thread pool; Write, Read and SetForwardingPipelineConfig are serialized by
+one lock and touch the device state only while holding ``target.lock``. Every request
+is logged at debug level on the ``behavioral_model.p4runtime`` logger. Bad requests get
+gRPC errors; an unexpected exception becomes INTERNAL and is logged, never propagated.
+
+Status codes follow the P4Runtime spec: a failed ``Write`` batch answers UNKNOWN with
+one ``p4.v1.Error`` per update in ``grpc-status-details-bin``; RPC-wide problems
+(unknown device: NOT_FOUND, not the primary: PERMISSION_DENIED, no pipeline yet:
+FAILED_PRECONDITION, unsupported atomicity: UNIMPLEMENTED) answer with their own code.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
+from typing import Any, NoReturn
+
+import grpc
+from google.rpc import code_pb2, status_pb2
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+
+from behavioral_model.program import P4Program
+
+from . import pipeline_config
+from .arbitration import Arbiter, election_id_of
+from .context import PipelineContext
+from .digests import DigestManager
+from .entities import apply_update, read_entity, safe
+from .errors import (
+    STATUS_DETAILS_KEY,
+    P4RTError,
+    batch_status,
+    failed_precondition,
+    grpc_code,
+    not_found,
+    permission_denied,
+    unimplemented,
+)
+from .p4info_index import P4InfoIndex, P4InfoMismatch
+from .stream import StreamHandler, StreamSession, encode_packet_in
+from .target import P4RuntimeTarget
+
+__all__ = ["P4RuntimeServer", "API_VERSION"]
+
+log = logging.getLogger("behavioral_model.p4runtime")
+
+
+def _api_version() -> str:
+    try:
+        return metadata.version("p4runtime")
+    except metadata.PackageNotFoundError:
+        return "1.4.1"
+
+
+API_VERSION = _api_version()
+#: Entities per ReadResponse message.
+READ_CHUNK = 1000
+_MAX_MESSAGE = 256 * 1024 * 1024
+
+
+class P4RuntimeServer:
+    def __init__(self, target: P4RuntimeTarget, address: str = "0.0.0.0:9559",
+                 max_workers: int = 32) -> None:
+        self.target = target
+        self.address = address
+        self.arbiter = Arbiter(target.device_id)
+        self.staged: pipeline_config.Staged | None = None
+        self._lock = threading.RLock()
+        self._ctx: PipelineContext | None = None
+        self._device_config: tuple[P4Program, bytes] | None = None
+        self.digests = DigestManager(self.live_context, self._send_to_primaries)
+        self.streams = StreamHandler(self.arbiter, target, self.digests, self.live_context)
+        target.add_packet_in_listener(self._on_packet_in)
+        target.add_digest_listener(self.digests.on_digest)
+        self._server = grpc.server(
+            ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="p4rt"),
+            options=[("grpc.max_receive_message_length", _MAX_MESSAGE),
+                     ("grpc.max_send_message_length", _MAX_MESSAGE)])
+        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(_Servicer(self), self._server)
+        self.port = self._server.add_insecure_port(address)
+        if not self.port:
+            raise OSError(f"P4Runtime server: cannot listen on {address}")
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def start(self) -> None:
+        self._server.start()
+        log.info("P4Runtime server listening on %s (port %d), device id %d",
+                 self.address, self.port, self.target.device_id)
+
+    def stop(self, grace: float | None = None) -> None:
+        self._server.stop(grace).wait()
+        self.digests.stop()
+
+    def wait_for_termination(self, timeout: float | None = None) -> bool:
+        return self._server.wait_for_termination(timeout)
+
+    # -- pipeline contexts --------------------------------------------------------------
+    def remember_device_config(self, program: P4Program, data: bytes) -> None:
+        with self._lock:
+            self._device_config = (program, data)
+
+    def live_context(self) -> PipelineContext | None:
+        """The context of the running pipeline (rebuilt when the target's changed)."""
+        with self._lock:
+            pipe = self.target.pipeline()
+            state = self.target.state
+            if pipe is None or state is None:
+                self._ctx = None
+                return None
+            program, p4info, cookie = pipe
+            ctx = self._ctx
+            if ctx is not None and ctx.program is program and ctx.p4info is p4info \
+                    and ctx.state is state:
+                ctx.cookie = cookie
+                return ctx
+            try:
+                index = P4InfoIndex(p4info, state)
+            except P4InfoMismatch as err:
+                log.error("the running pipeline's P4Info does not fit its program: %s", err)
+                self._ctx = None
+                return None
+            saved = self._device_config
+            config = saved[1] if saved is not None and saved[0] is program else b""
+            self._ctx = PipelineContext(program, p4info, index, cookie, state, config)
+            return self._ctx
+
+    def _working_context(self) -> PipelineContext:
+        """Where Writes and Reads go: the staged pipeline if any, else the running one."""
+        if self.staged is not None:
+            return self.staged.ctx
+        ctx = self.live_context()
+        if ctx is None:
+            raise failed_precondition("no forwarding pipeline is set "
+                                      "(SetForwardingPipelineConfig first)")
+        return ctx
+
+    # -- events from the target ---------------------------------------------------------
+    def _send_to_primaries(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
+        for ctrl in self.arbiter.primaries():
+            ctrl.send(msg)
+
+    def _on_packet_in(self, payload: bytes, metadata: dict[str, int]) -> None:
+        ctx = self.live_context()
+        if ctx is None:
+            return
+        self._send_to_primaries(encode_packet_in(ctx, payload, metadata))
+
+    # -- request checks -----------------------------------------------------------------
+    def check_device(self, device_id: int) -> None:
+        if device_id != self.target.device_id:
+            raise not_found(f"unknown device id {device_id} (this device is "
+                            f"{self.target.device_id})")
+
+    def check_primary(self, device_id: int, role: str, election_id: int | None) -> None:
+        self.check_device(device_id)
+        if not self.arbiter.role_known(role):
+            raise not_found(f"unknown role '{role}': no controller has arbitrated for it")
+        if not self.arbiter.is_primary(role, election_id):
+            raise permission_denied(
+                f"not the primary controller of role '{role or '<default>'}' (election id "
+                f"{election_id}); open a StreamChannel and win the arbitration first")
+
+    # -- RPC bodies ---------------------------------------------------------------------
+    def write(self, request: p4runtime_pb2.WriteRequest) -> list[P4RTError | None]:
+        self.check_primary(request.device_id, _role(request), election_id_of(request))
+        with self._lock:
+            ctx = self._working_context()
+            if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
+                raise unimplemented(
+                    f"atomicity {p4runtime_pb2.WriteRequest.Atomicity.Name(request.atomicity)}"
+                    " is not supported; use CONTINUE_ON_ERROR")
+            errors: list[P4RTError | None] = []
+            staged = self.staged
+            with self.target.lock:
+                for update in request.updates:
+                    _, err = safe(lambda u=update: apply_update(ctx, u), "Write")
+                    errors.append(err)
+                    if err is None and staged is not None:
+                        staged.updates.append(update)
+            return errors
+
+    def read(self, request: p4runtime_pb2.ReadRequest
+             ) -> Iterator[list[p4runtime_pb2.Entity] | list[P4RTError | None]]:
+        """Yields lists of entities, then (last) the per-entity errors."""
+        self.check_device(request.device_id)
+        with self._lock:
+            ctx = self._working_context()
+        errors: list[P4RTError | None] = []
+        now_ns = time.monotonic_ns()
+        for entity in request.entities:
+            with self._lock, self.target.lock:
+                found, err = safe(lambda e=entity: read_entity(ctx, e, now_ns), "Read")
+            errors.append(err)
+            for i in range(0, len(found or []), READ_CHUNK):
+                yield found[i:i + READ_CHUNK]
+        yield errors
+
+
+def _role(request: Any) -> str:
+    return request.role or (str(request.role_id) if request.role_id else "")
+
+
+class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
+    """gRPC glue: logging, error translation, never an escaping exception."""
+
+    def __init__(self, server: P4RuntimeServer) -> None:
+        self.s = server
+
+    def _guard(self, name: str, context: grpc.ServicerContext,
+               fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except P4RTError as err:
+            log.debug("%s -> %s", name, err)
+            _abort(context, err.code, err.message)
+        except Exception as err:  # noqa: BLE001 - a bug must not reach grpc as a traceback
+            log.exception("%s: internal error", name)
+            _abort(context, code_pb2.INTERNAL, f"internal error: {type(err).__name__}: {err}")
+
+    def Capabilities(self, request: p4runtime_pb2.CapabilitiesRequest,
+                     context: grpc.ServicerContext) -> p4runtime_pb2.CapabilitiesResponse:
+        log.debug("Capabilities from %s", context.peer())
+        return p4runtime_pb2.CapabilitiesResponse(p4runtime_api_version=API_VERSION)
+
+    def SetForwardingPipelineConfig(self, request: Any, context: grpc.ServicerContext) -> Any:
+        log.debug("SetForwardingPipelineConfig from %s: action %d", context.peer(),
+                  request.action)
+
+        def body() -> Any:
+            self.s.check_primary(request.device_id, _role(request), election_id_of(request))
+            with self.s._lock:
+                pipeline_config.set_pipeline(self.s, request)
+            return p4runtime_pb2.SetForwardingPipelineConfigResponse()
+
+        return self._guard("SetForwardingPipelineConfig", context, body)
+
+    def GetForwardingPipelineConfig(self, request: Any, context: grpc.ServicerContext) -> Any:
+        log.debug("GetForwardingPipelineConfig from %s", context.peer())
+
+        def body() -> Any:
+            self.s.check_device(request.device_id)
+            return pipeline_config.get_pipeline(self.s, request)
+
+        return self._guard("GetForwardingPipelineConfig", context, body)
+
+    def Write(self, request: p4runtime_pb2.WriteRequest,
+              context: grpc.ServicerContext) -> p4runtime_pb2.WriteResponse:
+        log.debug("Write from %s: %d update(s)", context.peer(), len(request.updates))
+        errors = self._guard("Write", context, lambda: self.s.write(request))
+        if any(e is not None for e in errors):
+            status = batch_status(errors, "Write")
+            log.debug("Write -> %s", status.message)
+            _abort_with_details(context, status)
+        return p4runtime_pb2.WriteResponse()
+
+    def Read(self, request: p4runtime_pb2.ReadRequest,
+             context: grpc.ServicerContext) -> Iterator[p4runtime_pb2.ReadResponse]:
+        log.debug("Read from %s: %d entit(y/ies)", context.peer(), len(request.entities))
+        chunks = self._guard("Read", context, lambda: self.s.read(request))
+        errors: list[P4RTError | None] = []
+        while True:
+            item = self._guard("Read", context, lambda: next(chunks, None))
+            if item is None:
+                break
+            if item and isinstance(item[0], p4runtime_pb2.Entity):
+                yield p4runtime_pb2.ReadResponse(entities=item)
+            elif all(e is None or isinstance(e, P4RTError) for e in item):
+                errors = item
+        if any(e is not None for e in errors):
+            status = batch_status(errors, "Read")
+            log.debug("Read -> %s", status.message)
+            _abort_with_details(context, status)
+
+    def StreamChannel(self, request_iterator: Iterator[p4runtime_pb2.StreamMessageRequest],
+                      context: grpc.ServicerContext
+                      ) -> Iterator[p4runtime_pb2.StreamMessageResponse]:
+        session = StreamSession(context.peer())
+        log.debug("StreamChannel %d opened by %s", session.id, session.peer)
+        context.add_callback(session.finish)
+        reader = threading.Thread(target=self.s.streams.run, args=(session, request_iterator),
+                                  name=f"p4rt-stream-{session.id}", daemon=True)
+        reader.start()
+        try:
+            for item in session.outgoing():
+                if isinstance(item, P4RTError):
+                    _abort(context, item.code, item.message)
+                yield item
+        finally:
+            self.s.arbiter.remove(session)
+            log.debug("StreamChannel %d closed", session.id)
+
+
+def _abort(context: grpc.ServicerContext, code: int, message: str) -> NoReturn:
+    context.abort(grpc_code(code), message)
+    raise AssertionError("unreachable")  # context.abort raises
+
+
+def _abort_with_details(context: grpc.ServicerContext, status: status_pb2.Status) -> NoReturn:
+    context.set_trailing_metadata(((STATUS_DETAILS_KEY, status.SerializeToString()),))
+    _abort(context, status.code, status.message)

@@ -1,0 +1,359 @@
+"""The real-time switch: a :class:`~behavioral_model.switch.engine.Dataplane` driven by a
+data-plane thread and a wall clock, with port backends, packet I/O to the controller
+and digests. It is the ``P4RuntimeTarget`` the P4Runtime server works on.
+
+Threads: each port backend receives on its own thread(s) and hands frames to
+:meth:`SwitchCore.receive`, which queues them in an input buffer (1024 packets; a full
+buffer blocks the caller, as simple_switch's input buffer applies back pressure to the
+interfaces). One data-plane thread takes packets from that buffer, runs parser and
+ingress, queues the results in the traffic manager, and runs egress and deparser for
+the packets the traffic manager releases, sleeping until the next departure when
+queues are rate-limited. Packets leaving on the CPU port become packet-ins. With the
+GIL a separate egress thread would only add hand-offs, so one thread does both; the
+order of events is the same as simple_switch's.
+
+``lock`` (an RLock) is held while the pipeline runs a batch of packets, while the
+pipeline is replaced and while the traffic manager is reconfigured; the P4Runtime
+server holds it while it changes device state, so a packet never sees half a write.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..p4runtime.packet_io import (
+    ControllerHeader,
+    controller_header,
+    program_controller_header,
+)
+from ..ports import PortBackend, PortInfo
+from ..ports.pcap import PcapRecorder
+from ..runtime.digests import DigestMessage
+from ..runtime.state import DeviceState
+from ..tm import Clock, RealTimeClock, TrafficManager
+from .engine import Dataplane, OutputPacket
+
+__all__ = ["SwitchCore", "PacketIOError", "PacketIOCodec", "INPUT_BUFFER_CAPACITY"]
+
+log = logging.getLogger("behavioral_model.switch")
+
+INPUT_BUFFER_CAPACITY = 1024  # simple_switch: InputBuffer(1024, 1024)
+BATCH = 64  # packets per lock acquisition, so control-plane writes are not starved
+
+PacketInListener = Callable[[bytes, dict[str, int]], None]
+DigestListener = Callable[[DigestMessage], None]
+
+
+class PacketIOError(RuntimeError):
+    """Packet-out refused: no CPU port, or no pipeline."""
+
+
+class PacketIOCodec:
+    """The ``packet_in`` / ``packet_out`` controller headers of one pipeline, laid out
+    as the P4 program declares them (``@hidden`` padding included; the P4Info layout
+    when the program is not at hand). Packet-in metadata keeps the P4Info fields only."""
+
+    def __init__(self, program: Any = None, p4info: Any = None) -> None:
+        self.packet_in: ControllerHeader | None = None
+        self.packet_out: ControllerHeader | None = None
+        self.in_names: set[str] | None = None
+        checked = getattr(program, "checked", None)
+        for which in ("packet_in", "packet_out"):
+            header = program_controller_header(checked, which) if checked else None
+            if header is None and p4info is not None:
+                header = controller_header(p4info, which)
+            setattr(self, which, header)
+        if p4info is not None:
+            self.in_names = {m.name for cpm in p4info.controller_packet_metadata
+                             if cpm.preamble.name == "packet_in" for m in cpm.metadata}
+
+    def to_controller(self, data: bytes) -> tuple[bytes, dict[str, int]]:
+        """A frame leaving on the CPU port -> (payload, packet_in metadata)."""
+        if self.packet_in is None:
+            return data, {}
+        values, payload = self.packet_in.unpack(data)
+        if self.in_names is not None:
+            values = {k: v for k, v in values.items() if k in self.in_names}
+        return payload, values
+
+    def from_controller(self, payload: bytes, metadata: Mapping[str, int]) -> bytes:
+        """A packet-out -> the frame that enters ingress on the CPU port."""
+        if self.packet_out is None:
+            return payload
+        return self.packet_out.pack(metadata) + payload
+
+
+class SwitchCore:
+    """One switch device. Call :meth:`start` to run the data-plane thread and
+    :meth:`stop` to end it (idempotent; closes the port backends)."""
+
+    def __init__(self, device_id: int = 0, *, cpu_port: int | None = None,
+                 tm: TrafficManager | None = None, clock: Clock | None = None,
+                 pcap: PcapRecorder | None = None, seed: int = 0,
+                 dump_packet_data: int = 0,
+                 input_capacity: int = INPUT_BUFFER_CAPACITY) -> None:
+        if cpu_port is not None and cpu_port <= 0:
+            raise ValueError("the CPU port must be a positive port number (0 is not valid)")
+        self.device_id = device_id
+        self.cpu_port = cpu_port
+        self.clock: Clock = clock if clock is not None else RealTimeClock()
+        self.dataplane = Dataplane(tm, seed=seed)
+        self.pcap = pcap
+        self.dump_packet_data = dump_packet_data
+        self.lock = threading.RLock()
+        self._program: Any = None
+        self._p4info: Any = None
+        self._cookie = 0
+        self._codec = PacketIOCodec()
+        self._backends: list[PortBackend] = []
+        self._packet_in_listeners: list[PacketInListener] = []
+        self._digest_listeners: list[DigestListener] = []
+        self._input: deque[tuple[int, bytes]] = deque()
+        self._capacity = input_capacity
+        input_lock = threading.Lock()
+        self._cv = threading.Condition(input_lock)  # input available / stopping
+        self._space = threading.Condition(input_lock)  # room in the input buffer
+        self._stopping = False
+        self._next_departure: float | None = None
+        self._thread: threading.Thread | None = None
+        self.no_output_drops = 0
+
+    # -- P4RuntimeTarget ----------------------------------------------------------------
+    @property
+    def tm(self) -> TrafficManager:
+        return self.dataplane.tm
+
+    def set_pipeline(self, program: Any, p4info: Any, cookie: int = 0,
+                     state: DeviceState | None = None) -> None:
+        """Replace the running program (fresh state unless ``state`` is given);
+        packets queued for the old program are dropped."""
+        codec = PacketIOCodec(program, p4info)
+        with self.lock:
+            self.dataplane.set_program(program, state)
+            self._program, self._p4info, self._cookie = program, p4info, cookie
+            self._codec = codec
+            self._next_departure = None
+        log.info("device %d: pipeline set (cookie %d)", self.device_id, cookie)
+
+    def pipeline(self) -> tuple[Any, Any, int] | None:
+        """(program, p4info, cookie) of the running pipeline, None before the first."""
+        with self.lock:
+            if self._program is None:
+                return None
+            return self._program, self._p4info, self._cookie
+
+    @property
+    def state(self) -> DeviceState | None:
+        return self.dataplane.state
+
+    def packet_out(self, data: bytes, metadata: Mapping[str, int] | None = None) -> None:
+        """Inject a controller packet: the ``packet_out`` header built from
+        ``metadata`` (field name -> value) + ``data`` enters ingress on the CPU port."""
+        if self.cpu_port is None:
+            raise PacketIOError("packet I/O is not available: the switch has no CPU port "
+                                "(start it with --cpu-port)")
+        with self.lock:
+            if self._program is None:
+                raise PacketIOError("no pipeline is loaded")
+            frame = self._codec.from_controller(data, metadata or {})
+        self.receive(self.cpu_port, frame)
+
+    def add_packet_in_listener(self, fn: PacketInListener) -> None:
+        """``fn(payload, metadata)`` for each packet sent to the CPU port."""
+        self._packet_in_listeners.append(fn)
+
+    def remove_packet_in_listener(self, fn: PacketInListener) -> None:
+        if fn in self._packet_in_listeners:
+            self._packet_in_listeners.remove(fn)
+
+    def add_digest_listener(self, fn: DigestListener) -> None:
+        """``fn(message)`` for each digest the data plane generates."""
+        self._digest_listeners.append(fn)
+
+    def remove_digest_listener(self, fn: DigestListener) -> None:
+        if fn in self._digest_listeners:
+            self._digest_listeners.remove(fn)
+
+    # -- traffic manager at run time (thread-safe) --------------------------------------
+    def set_queue_depth(self, port: int, depth: int, priority: int | None = None) -> None:
+        with self.lock:
+            self.tm.set_queue_depth(port, depth, priority)
+
+    def set_all_queue_depths(self, depth: int) -> None:
+        with self.lock:
+            self.tm.set_all_queue_depths(depth)
+
+    def set_queue_rate(self, port: int, rate_pps: int, priority: int | None = None) -> None:
+        with self.lock:
+            self.tm.set_queue_rate(port, rate_pps, priority)
+
+    def set_all_queue_rates(self, rate_pps: int) -> None:
+        with self.lock:
+            self.tm.set_all_queue_rates(rate_pps)
+
+    def set_port_rate(self, port: int, rate_pps: int) -> None:
+        with self.lock:
+            self.tm.set_port_rate(port, rate_pps)
+
+    # -- ports --------------------------------------------------------------------------
+    def add_port_backend(self, backend: PortBackend) -> None:
+        """Attach a port backend; earlier backends win for ports several own. If the
+        switch runs already, the backend starts receiving at once."""
+        if self.cpu_port is not None:
+            for port in backend.port_info():
+                if port == self.cpu_port:
+                    raise ValueError(f"CPU port {self.cpu_port} is used as a data port")
+        self._backends.append(backend)
+        if self._thread is not None:
+            backend.start(self.receive)
+
+    def port_info(self) -> dict[int, PortInfo]:
+        ports: dict[int, PortInfo] = {}
+        for backend in reversed(self._backends):
+            ports.update(backend.port_info())
+        return ports
+
+    def receive(self, port: int, data: bytes) -> bool:
+        """A frame arrived on ``port`` (any thread). Blocks while the input buffer is
+        full; False if the switch is stopping."""
+        if self.pcap is not None and port != self.cpu_port:
+            self.pcap.received(port, data)
+        if self.dump_packet_data:
+            log.info("packet in on port %d: %s", port, data[: self.dump_packet_data].hex())
+        with self._cv:
+            while len(self._input) >= self._capacity and not self._stopping:
+                self._space.wait()
+            if self._stopping:
+                return False
+            self._input.append((port, data))
+            self._cv.notify()
+        return True
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name=f"bm-dataplane-{self.device_id}",
+                                        daemon=True)
+        self._thread.start()
+        for backend in self._backends:
+            backend.start(self.receive)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop receiving, end the data-plane thread, close backends and pcap files."""
+        with self._cv:
+            self._stopping = True
+            self._cv.notify_all()
+            self._space.notify_all()
+        for backend in self._backends:
+            try:
+                backend.close()
+            except Exception:  # pragma: no cover - best effort on shutdown
+                log.exception("error while closing a port backend")
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+            if thread.is_alive():  # pragma: no cover
+                log.error("data-plane thread did not stop within %.1f s", timeout)
+        if self.pcap is not None:
+            self.pcap.close()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def idle(self) -> bool:
+        """No packet waiting in the input buffer or the traffic manager."""
+        with self._cv:
+            if self._input:
+                return False
+        with self.lock:
+            return self.dataplane.pending() == 0
+
+    # -- data-plane thread --------------------------------------------------------------
+    def _wait_for_work(self) -> list[tuple[int, bytes]] | None:
+        """The next batch of input frames (maybe empty when a departure is due), or
+        None when stopping."""
+        with self._cv:
+            while True:
+                if self._stopping:
+                    return None
+                if self._input:
+                    count = min(BATCH, len(self._input))
+                    batch = [self._input.popleft() for _ in range(count)]
+                    self._space.notify_all()
+                    return batch
+                due = self._next_departure
+                if due is not None:
+                    delay = (due - self.clock.now_us()) / 1e6
+                    if delay <= 0:
+                        return []
+                    self._cv.wait(delay)
+                else:
+                    self._cv.wait()
+
+    def _run(self) -> None:
+        dp = self.dataplane
+        while True:
+            batch = self._wait_for_work()
+            if batch is None:
+                break
+            try:
+                with self.lock:
+                    now = self.clock.now_us()
+                    for port, data in batch:
+                        dp.receive(port, data, now)
+                    outputs: list[OutputPacket] = []
+                    while len(outputs) < BATCH:
+                        due = dp.next_departure_time()
+                        if due is None or due > now:
+                            break
+                        served = dp.tm.stats.dequeued
+                        outputs.extend(dp.service(now, BATCH))
+                        if dp.tm.stats.dequeued == served:  # pragma: no cover - defensive
+                            break
+                    self._next_departure = dp.next_departure_time()
+                    digests = dp.drain_digests()
+                    codec = self._codec
+                self._emit(outputs, digests, codec)
+            except Exception:  # a bug in the pipeline must not kill the switch
+                log.exception("error in the data plane; packet(s) dropped")
+
+    def _emit(self, outputs: list[OutputPacket], digests: list[DigestMessage],
+              codec: PacketIOCodec) -> None:
+        for pkt in outputs:
+            if pkt.port == self.cpu_port:
+                self._to_controller(pkt.data, codec)
+                continue
+            if self.dump_packet_data:
+                log.info("packet out on port %d: %s", pkt.port,
+                         pkt.data[: self.dump_packet_data].hex())
+            if self.pcap is not None:
+                self.pcap.sent(pkt.port, pkt.data)
+            for backend in self._backends:
+                if backend.owns(pkt.port):
+                    backend.transmit(pkt.port, pkt.data)
+                    break
+            else:
+                self.no_output_drops += 1
+                log.debug("no port backend for port %d; frame dropped", pkt.port)
+        if digests:
+            for message in digests:
+                for listener in list(self._digest_listeners):
+                    try:
+                        listener(message)
+                    except Exception:
+                        log.exception("digest listener failed")
+
+    def _to_controller(self, data: bytes, codec: PacketIOCodec) -> None:
+        payload, metadata = codec.to_controller(data)
+        log.debug("packet-in: %d bytes, metadata %s", len(payload), metadata)
+        for listener in list(self._packet_in_listeners):
+            try:
+                listener(payload, metadata)
+            except Exception:
+                log.exception("packet-in listener failed")

@@ -1,0 +1,60 @@
+/* a_table_key_exprs: table keys that are not plain fields: a bit slice and an
+ * arithmetic expression, each named with @name for the control plane.
+ */
+#include <core.p4>
+#include <v1model.p4>
+
+header h_t {
+    bit<8> x;
+    bit<8> a;
+    bit<8> b;
+    bit<8> r;
+}
+
+struct headers_t {
+    h_t h;
+}
+
+struct metadata_t { }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t std) {
+    state start {
+        pkt.extract(hdr.h);
+        transition accept;
+    }
+}
+
+control MyVerify(inout headers_t hdr, inout metadata_t meta) { apply { } }
+
+control MyIngress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t std) {
+    action set(bit<8> v) {
+        hdr.h.r = v;
+    }
+    table t {
+        key = {
+            hdr.h.x[7:4]        : exact @name("x_hi");
+            hdr.h.a + hdr.h.b   : exact @name("ab_sum");
+        }
+        actions = { set; }
+        default_action = set(0xEE);
+    }
+    apply {
+        t.apply();
+        std.egress_spec = 1;
+    }
+}
+
+control MyEgress(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t std) { apply { } }
+
+control MyCompute(inout headers_t hdr, inout metadata_t meta) { apply { } }
+
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr.h);
+    }
+}
+
+V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;
