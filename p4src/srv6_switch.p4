@@ -32,8 +32,8 @@
  *   only in egress.  MRC wants a trimmed header on the high-priority queue, so
  *   the trim decision is made in ingress, before queueing, against the depth
  *   of the egress port's data queue as the last packet leaving it saw it
- *   (data_queue_depth, written in egress: an estimate at most one departure
- *   old).  A packet trimmed there is queued at PRIORITY_HIGH and cut in egress
+ *   (data_queue_depth, written in egress at each departure, so arrivals since
+ *   the last departure are missed).  A packet trimmed there is queued at PRIORITY_HIGH and cut in egress
  *   (v1model's truncate() acts on the packet as it leaves).  As a second
  *   chance, egress also trims a trimmable packet whose own enq_qdepth reached
  *   the threshold although the estimate had not: that one has already waited
@@ -74,8 +74,11 @@ struct switch_metadata_t {
     bool use_adjacency;
     PortId_t adjacency_port;
     mac_addr_t adjacency_mac;
-    // Outcome of ingress forwarding: at most one of these is set.
+    // Key of usid_route: block:uSID of the DA after SID processing.
+    bit<48> dst_usid_prefix;
+    // The DA (possibly rewritten) still has to be looked up.
     bool route_lookup;
+    // Outcome of ingress forwarding: at most one of the next three is set.
     bool forward;               // egress_spec is a front-panel port
     bit<8> punt_reason;         // non-zero: to the CPU port
     bit<8> drop_reason;         // non-zero: dropped
@@ -193,10 +196,11 @@ control SwitchIngress(inout headers_t hdr,
     }
 
     // Static uSID plan: one /48 (block:uSID of the next node, or of a NIC
-    // downlink) per entry, exact match on the top 48 bits of the DA.
+    // downlink) per entry, exact match on the top 48 bits of the DA.  The key
+    // is copied to metadata first so every target sees a plain 48-bit field.
     table usid_route {
         key = {
-            hdr.ipv6.dst_addr[127:80]: exact @name("dst_usid_prefix");
+            meta.dst_usid_prefix: exact @name("dst_usid_prefix");
         }
         actions = {
             set_next_hop;
@@ -334,6 +338,7 @@ control SwitchIngress(inout headers_t hdr,
 
             /* -- where it goes -- */
             if (meta.route_lookup) {
+                meta.dst_usid_prefix = hdr.ipv6.dst_addr[127:80];
                 if (meta.use_adjacency) {
                     set_next_hop(meta.adjacency_port, meta.adjacency_mac);
                 } else if (!usid_route.apply().hit) {

@@ -34,7 +34,7 @@ from scapy.fields import (
     XShortField,
 )
 from scapy.layers.inet import UDP
-from scapy.layers.inet6 import IPv6, IPv6ExtHdrSegmentRouting
+from scapy.layers.inet6 import IPv6ExtHdrSegmentRouting
 from scapy.layers.l2 import Ether
 from scapy.packet import Packet, Raw, bind_layers
 

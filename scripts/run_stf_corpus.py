@@ -5,12 +5,15 @@
 
 Every ``X.p4`` in DIR (searched recursively) with a sibling ``X.stf`` is one test: the
 program is compiled with ``behavioral_model.program.load_program`` and the STF file is
-run with ``behavioral_model.stf.runner.run_stf_file``, in a pool of worker processes,
-each test with its own time limit. Each result is classified as
+parsed and run as ``behavioral_model.stf.runner.run_stf_file`` does (in two steps, so a
+bad STF file is told apart from a bad program), in a pool of worker processes, each test
+with its own time limit. Programs for other architectures (PSA, PNA, eBPF, ...) are
+skipped unless ``--all-archs``. Each result is classified as
 
 * ``pass``           the STF run passed;
 * ``fail``           the STF run reported mismatches (the first failure is shown);
-* ``frontend-error`` the program (or the STF file) was rejected with a P4Error;
+* ``frontend-error`` the program was rejected with a P4Error (an STF file that does not
+                     parse is reported here too, its detail starting "STF file rejected");
 * ``unsupported``    the target said a feature is not supported;
 * ``crash``          any other exception (type, message and the last stack frame),
                      including internal errors the STF runner caught per command;
@@ -226,7 +229,8 @@ def _classify_failures(failures: Sequence[str], log: Sequence[str] = ()) -> tupl
 def run_one(test: CorpusTest, timeout: float) -> TestResult:
     """Compile and run one test; never raises (except KeyboardInterrupt)."""
     from behavioral_model.program import load_program
-    from behavioral_model.stf.runner import run_stf_file
+    from behavioral_model.stf.parse import parse_stf_file
+    from behavioral_model.stf.runner import run_stf
 
     result = TestResult(test.name, CRASH, program=test.program, stf=test.stf)
     start = time.monotonic()
@@ -238,9 +242,11 @@ def run_one(test: CorpusTest, timeout: float) -> TestResult:
     phase = "compile"
     try:
         program = load_program(test.program)
+        phase = "stf"  # an STF file that does not parse is a P4Error too
+        commands = parse_stf_file(test.stf)
         phase = "run"
         log: list[str] = []
-        stf_result = run_stf_file(program, test.stf, log=log.append)
+        stf_result = run_stf(program, commands, test.stf, log=log.append)
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
         result.failures = list(stf_result.failures)
@@ -255,6 +261,8 @@ def run_one(test: CorpusTest, timeout: float) -> TestResult:
         result.status, result.detail = CRASH, f"RecursionError at {_last_frame(error)}"
     except Exception as error:
         result.status, result.detail = classify_exception(error)
+        if phase == "stf":
+            result.detail = f"STF file rejected: {result.detail}"
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)

@@ -3,7 +3,7 @@ temporary corpus of tiny programs of our own."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -53,6 +53,10 @@ packet 0 03 00
 expect 3 03 00
 """
 
+BAD_STF = """\
+packet 0 zz
+"""
+
 BROKEN_P4 = """\
 #include <core.p4>
 #include <v1model.p4>
@@ -67,13 +71,11 @@ PSA_P4 = """\
 
 
 def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("run_stf_corpus", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # Registered so that the worker processes can unpickle its functions and results.
-    sys.modules["run_stf_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
+    # Importable by name (scripts/ on sys.path) so that worker processes, forked or
+    # spawned, can unpickle its functions and results.
+    if str(SCRIPT.parent) not in sys.path:
+        sys.path.insert(0, str(SCRIPT.parent))
+    return importlib.import_module("run_stf_corpus")
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +93,8 @@ def corpus(tmp_path: Path) -> Path:
     (sub / "bad-bmv2.stf").write_text(FAILING_STF)
     (tmp_path / "broken-bmv2.p4").write_text(BROKEN_P4)
     (tmp_path / "broken-bmv2.stf").write_text(PASSING_STF)
+    (tmp_path / "badstf-bmv2.p4").write_text(ECHO_P4)
+    (tmp_path / "badstf-bmv2.stf").write_text(BAD_STF)
     (tmp_path / "psa-thing-bmv2.p4").write_text(PSA_P4)
     (tmp_path / "psa-thing-bmv2.stf").write_text(PASSING_STF)
     (tmp_path / "no-stf.p4").write_text(ECHO_P4)  # no sibling .stf: not a test
@@ -101,7 +105,8 @@ def test_discover_pairs_and_skips_other_architectures(
     corpus_script: ModuleType, corpus: Path
 ) -> None:
     tests, skipped = corpus_script.discover(corpus)
-    assert [t.name for t in tests] == ["broken-bmv2", "good-bmv2", "sub/bad-bmv2"]
+    assert [t.name for t in tests] == ["badstf-bmv2", "broken-bmv2", "good-bmv2",
+                                       "sub/bad-bmv2"]
     assert skipped == [("psa-thing-bmv2", "psa.p4")]
     filtered, _ = corpus_script.discover(corpus, "bad-*")
     assert [t.name for t in filtered] == ["sub/bad-bmv2"]
@@ -121,14 +126,17 @@ def test_run_classifies_and_writes_json(
         "good-bmv2": "pass",
         "sub/bad-bmv2": "fail",
         "broken-bmv2": "frontend-error",
+        "badstf-bmv2": "frontend-error",
     }
     by_name = {r["name"]: r for r in report["results"]}
     assert "differs from the expected packet" in by_name["sub/bad-bmv2"]["detail"]
     assert "undeclared_name" in by_name["broken-bmv2"]["detail"]
+    assert by_name["broken-bmv2"]["phase"] == "compile"
+    assert by_name["badstf-bmv2"]["detail"].startswith("STF file rejected: ")
     assert report["counts"]["pass"] == 1
-    assert report["total"] == 3
+    assert report["total"] == 4
     printed = capsys.readouterr().out
-    assert "pass rate: 1/3 = 33.3 %" in printed
+    assert "pass rate: 1/4 = 25.0 %" in printed
 
 
 def test_classify_exception(corpus_script: ModuleType) -> None:

@@ -144,7 +144,8 @@ class CallChecker:
             decl = bt.decl
             params = list(decl.params)
             bindings = dict(zip(getattr(decl, "type_params", []), bt.type_args, strict=False))
-            self._bind_args(call, params, scope, bindings, bt.name, kind="apply")
+            self._bind_args(call, params, scope, bindings, bt.name, kind="apply",
+                            type_params=set(getattr(decl, "type_params", [])))
             call.target.decl = decl
             call.target.receiver = base
             return VoidT()
@@ -177,13 +178,15 @@ class CallChecker:
         bindings: dict[str, Type] = {}
         for tp, ta in zip(decl.type_params, et.type_args, strict=False):
             bindings[tp] = ta
-        t = self._generic_call(call, method, scope, bindings, "extern_method", expected)
+        t = self._generic_call(call, method, scope, bindings, "extern_method", expected,
+                               extra_type_params=tuple(decl.type_params))
         call.target.receiver = receiver
         call.target.bindings.setdefault("__extern__", et)
         return t
 
     def _generic_call(self, call: ast.MethodCallExpr, decl: Any, scope: Scope,
-                      bindings: dict[str, Type], kind: str, expected: Type | None) -> Type:
+                      bindings: dict[str, Type], kind: str, expected: Type | None,
+                      extra_type_params: tuple[str, ...] = ()) -> Type:
         type_params = list(decl.type_params)
         if call.type_args:
             if len(call.type_args) > len(type_params):
@@ -193,11 +196,12 @@ class CallChecker:
             for tp, ta in zip(type_params, call.type_args, strict=False):
                 bindings[tp] = self.resolver.resolve(ta, scope)
         self._bind_args(call, decl.params, scope, bindings, decl.name, kind=kind,
-                        type_params=set(type_params) | set(bindings))
+                        type_params=set(type_params) | set(extra_type_params))
         call.target.decl = decl
         if decl.return_type is None:
             return VoidT()
-        ret = self._param_type(decl.return_type, bindings, scope)
+        ret = self._param_type(decl.return_type, bindings, scope,
+                               set(type_params) | set(extra_type_params))
         if isinstance(ret, TypeVar):
             if ret.name in bindings:
                 return bindings[ret.name]
@@ -207,15 +211,15 @@ class CallChecker:
             raise P4TypeError(f"cannot infer type argument {ret.name} of {decl.name}", call.loc)
         return ret
 
-    def _param_type(self, ref: ast.TypeRef, bindings: dict[str, Type], scope: Scope) -> Type:
+    def _param_type(self, ref: ast.TypeRef, bindings: dict[str, Type], scope: Scope,
+                    type_params: set[str]) -> Type:
+        """The type of a callee's parameter: the callee's own type parameters are bound
+        or fresh variables, even when a program type has the same name (`header H`)."""
         inner = scope.root().child("type")
-        for name, t in bindings.items():
-            if not name.startswith("__"):
-                inner.declare(name, TypeParamDecl(name, t))
-        names = _type_names(ref)
-        for name in names:
-            if name not in bindings and inner.lookup(name) is None:
-                inner.declare(name, TypeParamDecl(name, TypeVar(name)))
+        for name in type_params | {n for n in bindings if not n.startswith("__")}:
+            bound = bindings.get(name)
+            inner.declare(name, TypeParamDecl(name, bound if bound is not None
+                                              else TypeVar(name)))
         return self.resolver.resolve(ref, inner)
 
     def _bind_args(self, call: ast.MethodCallExpr, params: list[ast.Parameter], scope: Scope,
@@ -248,7 +252,7 @@ class CallChecker:
             p, a = params[i], aligned[i]
             if a is None:
                 continue
-            pt = self._param_type(p.type_ref, bindings, scope)
+            pt = self._param_type(p.type_ref, bindings, scope, type_params or set())
             self._check_arg(a, pt, p, scope, bindings, name)
         call.target = CallTarget(kind, name, params=list(params), args=aligned,
                                  bindings=bindings)
@@ -302,7 +306,9 @@ class CallChecker:
                               f"{proto.name} needs {len(proto.params)}", arg.loc)
         proto_args = dict(zip(proto.type_params, proto_t.type_args, strict=False))
         for pp, ip in zip(proto.params, impl.params, strict=True):
-            if pp.direction != ip.direction:
+            # A read-only `in` parameter may implement an `inout` one (p4c accepts it).
+            if pp.direction != ip.direction and not (pp.direction == "inout"
+                                                      and ip.direction == "in"):
                 raise P4TypeError(f"{what}: parameter '{ip.name}' of {impl.name} must be "
                                   f"{pp.direction or 'directionless'}", ip.loc)
             it = ip.type_ref.resolved
@@ -343,7 +349,8 @@ class CallChecker:
                 return
             ctor = self._pick_overload(ctors, fake, decl.name)
             bindings = dict(zip(decl.type_params, t.type_args, strict=False))
-            self._bind_args(fake, ctor.params, scope, bindings, decl.name, kind="constructor")
+            self._bind_args(fake, ctor.params, scope, bindings, decl.name, kind="constructor",
+                            type_params=set(decl.type_params))
             return
         if isinstance(t, ParserT | ControlT):
             params = getattr(t.decl, "constructor_params", [])
@@ -354,24 +361,7 @@ class CallChecker:
             decl = t.decl
             fake = ast.MethodCallExpr(func=ast.PathExpr(name=decl.name), args=args, loc=node.loc)
             bindings = dict(zip(decl.type_params, getattr(t, "type_args", ()), strict=False))
-            self._bind_args(fake, decl.params, scope, bindings, decl.name, kind="constructor")
+            self._bind_args(fake, decl.params, scope, bindings, decl.name, kind="constructor",
+                            type_params=set(decl.type_params))
             return
         raise P4TypeError(f"cannot instantiate {t}", node.loc)
-
-
-def _type_names(ref: ast.TypeRef) -> list[str]:
-    if isinstance(ref, ast.NamedTypeRef):
-        return [ref.name]
-    if isinstance(ref, ast.SpecializedTypeRef):
-        out = []
-        for a in ref.args:
-            out.extend(_type_names(a))
-        return out
-    if isinstance(ref, ast.StackTypeRef):
-        return _type_names(ref.elem)
-    if isinstance(ref, ast.TupleTypeRef):
-        out = []
-        for e in ref.elems:
-            out.extend(_type_names(e))
-        return out
-    return []

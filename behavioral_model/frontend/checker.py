@@ -265,7 +265,14 @@ class Checker:
             if isinstance(e, ast.PathExpr) and isinstance(scope.lookup(e.name), ast.ValueSetDecl):
                 self.exprs.check(e, scope)
                 continue
-            self.exprs.check(e, scope, kt)
+            if isinstance(kt, EnumT) and kt.underlying is not None:
+                # Entries of a serializable-enum key may be written in the underlying type.
+                self.exprs.check(e, scope, None)
+                if not isinstance(e.type, EnumT):
+                    self.exprs.coerce(e, kt.underlying)
+                    e.type = kt
+            else:
+                self.exprs.check(e, scope, kt)
             parts = [e.value, e.mask] if isinstance(e, ast.MaskExpr) else (
                 [e.low, e.high] if isinstance(e, ast.RangeExpr) else [e])
             for part in parts:

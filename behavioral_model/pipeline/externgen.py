@@ -88,6 +88,10 @@ class ExternGenMixin:
                 out.extend(self._field_parts(x))
             return out
         code = self.expr(e)  # type: ignore[attr-defined]
+        if isinstance(t, VarbitT) and isinstance(e, ast.MemberExpr):
+            # A varbit field carries its current width beside it in the header object.
+            base = self.expr(e.base)  # type: ignore[attr-defined]
+            return [f"({code}, {base}._w_{py_name(e.member)})"]
         return self._value_parts(code, t)
 
     def _value_parts(self, code: str, t: Type) -> list[str]:

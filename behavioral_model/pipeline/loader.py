@@ -19,6 +19,7 @@ from ..runtime.tables import ActionCall, Table, TableEntry
 from .exprgen import strip
 
 DEFAULT_TABLE_SIZE = 1024  # p4c's default when a table has no `size`
+ANNOTATED_PRIORITY_BASE = 1 << 24
 
 
 def key_width(t: Type) -> int:
@@ -120,6 +121,12 @@ class StateBuilder:
             table.implementation = qualify(
                 "" if id(impl.value.decl) in self.top else inst.path, impl.value.decl)
         entries = [self._entry(e, keys, inst) for e in decl.entries]
+        if table.needs_priority:
+            # Unannotated const entries rank by position, the first listed winning, as
+            # p4c numbers them for BMv2 (1, 2, ... with the smallest winning).
+            for i, entry in enumerate(entries):
+                if entry.priority == 0:
+                    entry.priority = ANNOTATED_PRIORITY_BASE - (i + 1)
         if entries:
             table.load_const_entries(entries)
         self.state.tables[name] = table
@@ -142,6 +149,11 @@ class StateBuilder:
         ref = e.action
         args = tuple(_param_value(a.value) for a in ref.args[len(_directional(ref.decl)):])
         priority = int(_const(e.priority)) if e.priority is not None else 0
+        ann = e.annotation("priority")
+        if ann is not None and ann.args:
+            # p4c hands `@priority(N)` to BMv2 as is, where the smallest number wins;
+            # our tables let the largest win (P4Runtime), so the order is mirrored.
+            priority = ANNOTATED_PRIORITY_BASE - int(_const(ann.args[0]))
         return TableEntry(matches, ActionCall(self.action_name(ref.decl, inst), args), priority)
 
 

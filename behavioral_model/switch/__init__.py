@@ -2,7 +2,7 @@
 virtual time), the real-time device with ports and controller packet I/O
 (:mod:`.core`, the P4Runtime target), and the ``switch`` process (:mod:`.process`)."""
 
-from .core import PacketIOError, SwitchCore
+from .core import SwitchCore
 from .engine import Dataplane
 
-__all__ = ["Dataplane", "PacketIOError", "SwitchCore"]
+__all__ = ["Dataplane", "SwitchCore"]

@@ -37,7 +37,7 @@ from ..runtime.state import DeviceState
 from ..tm import Clock, RealTimeClock, TrafficManager
 from .engine import Dataplane, OutputPacket
 
-__all__ = ["SwitchCore", "PacketIOError", "PacketIOCodec", "INPUT_BUFFER_CAPACITY"]
+__all__ = ["SwitchCore", "PacketIOCodec", "INPUT_BUFFER_CAPACITY"]
 
 log = logging.getLogger("behavioral_model.switch")
 
@@ -46,10 +46,6 @@ BATCH = 64  # packets per lock acquisition, so control-plane writes are not star
 
 PacketInListener = Callable[[bytes, dict[str, int]], None]
 DigestListener = Callable[[DigestMessage], None]
-
-
-class PacketIOError(RuntimeError):
-    """Packet-out refused: no CPU port, or no pipeline."""
 
 
 class PacketIOCodec:
@@ -152,14 +148,17 @@ class SwitchCore:
 
     def packet_out(self, data: bytes, metadata: Mapping[str, int] | None = None) -> None:
         """Inject a controller packet: the ``packet_out`` header built from
-        ``metadata`` (field name -> value) + ``data`` enters ingress on the CPU port."""
+        ``metadata`` (field name -> value) + ``data`` enters ingress on the CPU port.
+        Dropped with a warning without a CPU port or a pipeline (as ``LocalTarget``)."""
         if self.cpu_port is None:
-            raise PacketIOError("packet I/O is not available: the switch has no CPU port "
-                                "(start it with --cpu-port)")
+            log.warning("packet-out dropped: the switch has no CPU port (--cpu-port)")
+            return
         with self.lock:
             if self._program is None:
-                raise PacketIOError("no pipeline is loaded")
+                log.warning("packet-out dropped: no pipeline is loaded")
+                return
             frame = self._codec.from_controller(data, metadata or {})
+        log.debug("packet-out: %d bytes into CPU port %d", len(frame), self.cpu_port)
         self.receive(self.cpu_port, frame)
 
     def add_packet_in_listener(self, fn: PacketInListener) -> None:

@@ -180,8 +180,8 @@ class SwitchProcess:
                 log.warning("P4Runtime server not available in this build; "
                             "--grpc-server-addr ignored")
             else:
-                server = server_class(core, opts.grpc_addr)
                 try:
+                    server = server_class(core, opts.grpc_addr)
                     server.start()
                 except Exception as error:
                     raise SwitchStartError(
