@@ -160,6 +160,8 @@ def parse_int_literal(text: str) -> tuple[int, int | None, bool] | None:
     return value, int(m.group("width")), m.group("sign") == "s"
 
 
+# ---------------------------------------------------------------------------------------
+# Raw lexing
 
 
 def _make(tt: str, value: str, pos: int, line: int, col: int, cls: type[Token] = Token) -> Token:
@@ -176,6 +178,7 @@ def _bad(message: str, value: str, pos: int, line: int, col: int) -> BadToken:
 
 
 def raw_tokens(text: str) -> list[Token]:
+    """Tokens of ``text`` (comments and whitespace dropped); problems become BAD tokens."""
     toks: list[Token] = []
     append = toks.append
     line, line_start = 1, 0

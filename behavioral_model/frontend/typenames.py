@@ -263,7 +263,7 @@ class TypeScanner:
 
 
 def classify_names(toks: list[Token], is_type: Callable[[str, int], bool],
-                    index_of: Callable[[int], int]) -> None:
+                   index_of: Callable[[int], int]) -> None:
     """Set IDENTIFIER / TYPE_IDENTIFIER; ``index_of`` maps list positions to scan indices."""
     prev2, prev = "", ""
     for i, t in enumerate(toks):
@@ -273,4 +273,3 @@ def classify_names(toks: list[Token], is_type: Callable[[str, int], bool],
             t.type = "TYPE_IDENTIFIER" if not member and is_type(t.value, index_of(i)) \
                 else "IDENTIFIER"
         prev2, prev = prev, t.type
-

@@ -3,10 +3,9 @@
 * :class:`ExactIndex` - every key field is exact: a single dict lookup.
 * :class:`LpmIndex` - one LPM field, the others exact: one dict per prefix length in
   use, tried from the longest length to the shortest.
-* :class:`ScanIndex` - anything with ternary/range/optional fields: entries sorted by
-  priority (highest first; equal priorities keep insertion order) and scanned. All
-  mask-style fields are packed into one integer so an entry test is one ``&`` and
-  one ``==``; range fields are compared separately.
+* :class:`ScanIndex` - anything with ternary/range/optional fields: all mask-style
+  fields are packed into one integer; entries are grouped by packed mask and found by
+  one dict probe per mask (tuple space search), range entries are scanned by priority.
 
 Indexes only see *canonical* matches (see ``matches.canonical_match``): ``None`` is a
 wildcard. Validation, duplicates and the lookup cache live in ``tables.Table``.
@@ -149,7 +148,13 @@ _Row = tuple[tuple[int, int], int, int, tuple[tuple[int, int, int], ...], Indexe
 
 
 class ScanIndex:
-    """Priority-ordered scan; highest priority wins, ties go to the older entry."""
+    """Highest priority wins, ties go to the older entry.
+
+    Entries without range fields are grouped by their packed mask (tuple space search):
+    a lookup masks the key once per distinct mask and probes a dict, visiting groups in
+    order of their best priority and stopping once no group can beat the match found.
+    Entries with range fields are scanned in priority order.
+    """
 
     def __init__(self, keys: Sequence[KeyField]) -> None:
         self._widths = tuple(k.width for k in keys)
@@ -157,7 +162,10 @@ class ScanIndex:
             sum(self._widths[i + 1 :]) for i in range(len(self._widths))
         )
         self._full = tuple((1 << w) - 1 for w in self._widths)
-        self._rows: list[_Row] = []
+        self._groups: dict[int, dict[int, list[_Row]]] = {}
+        self._order: list[tuple[tuple[int, int], int, dict[int, list[_Row]]]] = []
+        self._dirty = False
+        self._range_rows: list[_Row] = []
         self._sequence = itertools.count()
 
     def _compile(self, entry: IndexedEntry) -> _Row:
@@ -184,10 +192,8 @@ class ScanIndex:
                 ranges.append((pos, match.low, match.high))
         return ((-entry.priority, next(self._sequence)), mask, value, tuple(ranges), entry)
 
-    def add(self, entry: IndexedEntry) -> None:
-        row = self._compile(entry)
-        rows = self._rows
-        # Insert after every row with a sort key <= this one (stable by sequence).
+    @staticmethod
+    def _insert_sorted(rows: list[_Row], row: _Row) -> None:
         lo, hi = 0, len(rows)
         key = row[0]
         while lo < hi:
@@ -198,28 +204,69 @@ class ScanIndex:
                 hi = mid
         rows.insert(lo, row)
 
+    def add(self, entry: IndexedEntry) -> None:
+        row = self._compile(entry)
+        if row[3]:
+            self._insert_sorted(self._range_rows, row)
+            return
+        by_value = self._groups.setdefault(row[1], {})
+        self._insert_sorted(by_value.setdefault(row[2], []), row)
+        self._dirty = True
+
     def remove(self, entry: IndexedEntry) -> None:
-        for i, row in enumerate(self._rows):
+        for i, row in enumerate(self._range_rows):
             if row[4] is entry:
-                del self._rows[i]
+                del self._range_rows[i]
                 return
+        for mask, by_value in self._groups.items():
+            for value, rows in by_value.items():
+                for i, row in enumerate(rows):
+                    if row[4] is entry:
+                        del rows[i]
+                        if not rows:
+                            del by_value[value]
+                        if not by_value:
+                            del self._groups[mask]
+                        self._dirty = True
+                        return
         raise KeyError("entry not in index")
+
+    def _rebuild_order(self) -> None:
+        order = []
+        for mask, by_value in self._groups.items():
+            best = min(rows[0][0] for rows in by_value.values())
+            order.append((best, mask, by_value))
+        order.sort(key=lambda g: g[0])
+        self._order = order
+        self._dirty = False
 
     def lookup(self, values: tuple[int, ...]) -> IndexedEntry | None:
         packed = 0
         for value, width in zip(values, self._widths, strict=True):
             packed = (packed << width) | value
-        for _, mask, value, ranges, entry in self._rows:
-            if packed & mask == value:
-                if ranges:
-                    for pos, low, high in ranges:
-                        if not low <= values[pos] <= high:
-                            break
-                    else:
-                        return entry
-                    continue
-                return entry
-        return None
+        if self._dirty:
+            self._rebuild_order()
+        best: _Row | None = None
+        for group_best, mask, by_value in self._order:
+            if best is not None and best[0] <= group_best:
+                break
+            rows = by_value.get(packed & mask)
+            if rows and (best is None or rows[0][0] < best[0]):
+                best = rows[0]
+        for row in self._range_rows:
+            if best is not None and best[0] <= row[0]:
+                break
+            if packed & row[1] == row[2]:
+                for pos, low, high in row[3]:
+                    if not low <= values[pos] <= high:
+                        break
+                else:
+                    best = row
+                    break
+        return best[4] if best is not None else None
 
     def clear(self) -> None:
-        self._rows.clear()
+        self._groups.clear()
+        self._order = []
+        self._dirty = False
+        self._range_rows.clear()

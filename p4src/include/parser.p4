@@ -7,7 +7,9 @@
  *
  * MrcHeaderParser is a sub-parser because v1model's Parser type names the
  * program's own metadata struct: each program wraps it in a two-line parser
- * and so shares everything else.
+ * and so shares everything else.  Its headers are inout, not out: the caller's
+ * headers are all invalid when parsing starts anyway, and inout lets p4c
+ * inline the sub-parser without copying the header struct (stack included).
  *
  * Needs constants.p4 and headers.p4 to be included first.
  */
@@ -16,7 +18,7 @@
 #define _MRC_PARSER_P4_
 
 parser MrcHeaderParser(packet_in packet,
-                       out headers_t hdr,
+                       inout headers_t hdr,
                        in bit<9> ingress_port) {
     // Segment List elements still to extract.
     bit<8> segments_to_parse;
