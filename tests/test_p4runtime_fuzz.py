@@ -472,7 +472,6 @@ def test_random_write_requests(harness: Harness, caplog: pytest.LogCaptureFixtur
             got = read_all(c)
             for key in model.s:
                 assert got[key] == model.s[key], f"after {n} requests: {key} differs"
-    print("outcomes", {code_pb2.Code.Name(k): v for k, v in outcomes.items()})
     assert outcomes.get(code_pb2.OK, 0) > REQUESTS // 4  # the fuzz is not all noise
     assert len(outcomes) >= 5
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -9,7 +9,8 @@ leading `.` in `@name(".x")` makes the name absolute (`x`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from . import ast
@@ -23,8 +24,9 @@ class BlockInstance:
     decl: Any
     path: str
     children: list[BlockInstance] = field(default_factory=list)
-    # For nested instances: the InstantiationDecl that created it, else None.
-    inst: ast.InstantiationDecl | None = None
+    # What created a nested instance: its InstantiationDecl, or for a direct invocation
+    # (`Ctl.apply(...)` without an instance, spec 15.1) the call expression; else None.
+    inst: Any = None
 
 
 def qualify(prefix: str, decl: ast.Declaration) -> str:
@@ -65,3 +67,46 @@ def _children(inst: BlockInstance) -> None:
             child = BlockInstance(decl, qualify(inst.path, local), inst=local)
             _children(child)
             inst.children.append(child)
+    for call in _direct_invocations(inst.decl):
+        decl = call.target.decl
+        child = BlockInstance(decl, f"{inst.path}.{decl.display_name()}", inst=call)
+        _children(child)
+        inst.children.append(child)
+
+
+def _direct_invocations(decl: Any) -> list[ast.MethodCallExpr]:
+    """Calls `Ctl.apply(...)` / `Prs.apply(...)` naming a type, not an instance."""
+    found: list[ast.MethodCallExpr] = []
+    roots: list[Any] = [getattr(decl, "body", None)]
+    roots += [s for s in getattr(decl, "states", [])]
+    roots += [d for d in getattr(decl, "locals", []) if isinstance(d, ast.ActionDecl)]
+    for node in iter_nodes(roots):
+        if isinstance(node, ast.MethodCallExpr) and node.target is not None \
+                and node.target.kind == "apply":
+            if direct_invocation(node):
+                found.append(node)
+    return found
+
+
+def direct_invocation(call: ast.MethodCallExpr) -> bool:
+    """True when `call` applies a parser/control type directly, without an instance."""
+    recv = call.target.receiver
+    if isinstance(recv, ast.TypeNameExpr):
+        return True
+    return isinstance(recv, ast.PathExpr) and isinstance(
+        recv.decl, ast.ControlDecl | ast.ParserDecl)
+
+
+def iter_nodes(root: Any) -> Iterator[ast.Node]:
+    """Every syntax node below `root` (a node or a list of nodes), depth first."""
+    stack = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+        elif isinstance(item, ast.Node):
+            yield item
+            for f in fields(item):
+                if f.name in ("loc", "type", "decl", "resolved", "target"):
+                    continue
+                stack.append(getattr(item, f.name))

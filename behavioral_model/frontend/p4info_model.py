@@ -93,7 +93,8 @@ def _child_of(inst: BlockInstance, call: ast.MethodCallExpr) -> BlockInstance | 
     if target is None or target.kind != "apply":
         return None
     decl = getattr(target.receiver, "decl", None)
-    return next((c for c in inst.children if c.inst is decl), None)
+    # A direct invocation (`Ctl.apply()`) is keyed by its call, an instance by its decl.
+    return next((c for c in inst.children if c.inst is decl or c.inst is call), None)
 
 
 def block_nodes(inst: BlockInstance) -> Iterator[tuple[ast.Node, BlockInstance]]:
@@ -244,6 +245,9 @@ class ProgramModel:
             if child is None:
                 out.append((local, inst))
             elif id(child) in applied:
+                self._flatten(child, out)
+        for child in inst.children:
+            if isinstance(child.inst, ast.MethodCallExpr):
                 self._flatten(child, out)
 
     def _analyze_parser(self, block: Block) -> None:

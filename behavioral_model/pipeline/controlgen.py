@@ -13,7 +13,7 @@ from typing import Any
 from ..frontend import ast
 from ..frontend.consteval import evaluate
 from ..frontend.errors import P4TypeError
-from ..frontend.naming import BlockInstance, qualify
+from ..frontend.naming import BlockInstance, direct_invocation, qualify
 from ..frontend.types import ActionRunT, BitT, BoolT, HeaderUnionT, StackT, StructLike
 from .exprgen import strip
 from .values import py_name
@@ -320,7 +320,8 @@ class ControlGenMixin:
         decl = target.decl
         recv = target.receiver
         inst_decl = recv.decl if isinstance(recv, ast.PathExpr) else None
-        child = next((c for c in self.block.children if c.inst is inst_decl), None)
+        creator = call if direct_invocation(call) else inst_decl
+        child = next((c for c in self.block.children if c.inst is creator), None)
         if child is None:
             raise P4TypeError("cannot resolve the instance being applied", call.loc)
         if isinstance(decl, ast.ParserDecl):
@@ -328,7 +329,7 @@ class ControlGenMixin:
             return
         for p, a in zip(target.params, target.args, strict=True):
             self.bind_param(p, a)
-        ctor_args = inst_decl.args if inst_decl is not None else []
+        ctor_args = inst_decl.args if isinstance(inst_decl, ast.InstantiationDecl) else []
         for p, a in zip(decl.constructor_params, ctor_args, strict=False):
             self.env[id(p)] = self.expr(a.value)
         self.control_body(child, decl)
