@@ -266,3 +266,38 @@ def test_unsupported_entities(harness: Harness) -> None:
     with pytest.raises(grpc.RpcError) as info:
         c.write(update(INSERT, table_entry=one_shot))
     assert detail_codes(info.value) == [code_pb2.INVALID_ARGUMENT]
+
+
+EXTERNS = SWITCH.parent / "p4info_externs.p4"
+
+
+def test_program_with_profiles_timeouts_and_signed_registers(harness: Harness) -> None:
+    c = harness.primary_with(EXTERNS)
+    x = Names(p4info_of(EXTERNS))
+    acl = x.entry("MyIngress.acl", {"hdr.ethernet.ether_type": ("t", 0x86DD, 0xFFFF),
+                                    "meta.tag": 1, "meta.group": 3}, "victim", priority=5)
+    acl.idle_timeout_ns = 2_000_000_000
+    c.write(update(INSERT, table_entry=acl))
+    want = p4runtime_pb2.TableEntry(table_id=acl.table_id, priority=5)
+    found = [e.table_entry for e in c.read(E(table_entry=want))]
+    assert [e.idle_timeout_ns for e in found] == [2_000_000_000]
+    # Tables implemented by action profiles/selectors are not supported.
+    ecmp = x.entry("MyIngress.ecmp", {"meta.group": 1, "meta.tag": 2}, "set_nh", (1,))
+    with pytest.raises(grpc.RpcError) as info:
+        c.write(update(INSERT, table_entry=ecmp))
+    assert detail_codes(info.value) == [code_pb2.UNIMPLEMENTED]
+    # int<16> register: two's complement on the wire, sign extension accepted.
+    re = p4runtime_pb2.RegisterEntry(register_id=x.register_id("signed_reg"))
+    re.index.index = 3
+    re.data.bitstring = b"\xff\xfb"
+    c.write(update(MODIFY, register_entry=re))
+    (got,) = c.read(E(register_entry=p4runtime_pb2.RegisterEntry(register_id=re.register_id,
+                                                                  index=re.index)))
+    assert got.register_entry.data.bitstring == b"\xfb"
+    # A digest whose type is renamed with @name is matched to its P4Info name.
+    flow = p4runtime_pb2.DigestEntry(digest_id=x.digest_id("flow_event_t"))
+    flow.config.max_list_size = 1
+    c.write(update(INSERT, digest_entry=flow))
+    harness.target.send(1, bytes(14))
+    msg = c.next("digest")
+    assert msg is not None and msg.digest.digest_id == flow.digest_id

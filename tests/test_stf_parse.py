@@ -316,7 +316,7 @@ def test_syntax_errors_carry_file_line_and_column() -> None:
     ("text", "line", "message"),
     [
         ("frobnicate 1", 1, "unknown command 'frobnicate'"),
-        ("wait\npacket 0 zz", 2, "unexpected 'zz'; expected hex packet data"),
+        ("wait\npacket 0 zz", 2, "unexpected 'zz'; expected end of line, hex packet data"),
         ("packet 0 0a0", 1, "odd number of hex digits"),
         ("packet 0 0a *0", 1, "'*' is only allowed in expected packets"),
         ("expect 1 0a0 $", 1, "needs whole bytes"),
@@ -445,3 +445,9 @@ def test_to_field_match(text: str, kind: MatchKind, width: int, expected: object
 def test_to_field_match_errors(text: str, kind: MatchKind, width: int, message: str) -> None:
     with pytest.raises(STFValueError, match=message):
         to_field_match(kv(text), kind, width)  # type: ignore[arg-type]
+
+
+def test_packet_without_data_is_an_empty_frame() -> None:
+    # p4c's STF runner accepts `packet PORT` alone and sends a zero-length frame.
+    (command,) = parse_stf("packet 3\n")
+    assert command.port == 3 and command.data == b""

@@ -55,6 +55,10 @@ KEYWORDS: dict[str, str] = {
 KEYWORDS["value_set"] = "VALUESET"
 
 _PUNCT: dict[str, str] = {
+    # Compound assignments (P4_16 1.2.4): `a op= b` means `a = a op b`.
+    "+=": "OP_ASSIGN", "-=": "OP_ASSIGN", "*=": "OP_ASSIGN", "/=": "OP_ASSIGN",
+    "%=": "OP_ASSIGN", "&=": "OP_ASSIGN", "|=": "OP_ASSIGN", "^=": "OP_ASSIGN",
+    "<<=": "OP_ASSIGN", "|+|=": "OP_ASSIGN", "|-|=": "OP_ASSIGN", "++=": "OP_ASSIGN",
     "&&&": "MASK",
     "|+|": "PLUS_SAT",
     "|-|": "MINUS_SAT",
@@ -124,7 +128,8 @@ _TOKEN_RE = re.compile(
   | (?P<number>[0-9][A-Za-z0-9_]*)
   | (?P<string>"(?:[^"\\\n]|\\.)*")
   | (?P<openstring>")
-  | (?P<punct>&&&|\|\+\||\|-\||\.\.|<<|<=|>=|==|!=|&&|\|\||\+\+|[-+*/%&|^~!<>()\[\]{};,:.=?@])
+  | (?P<punct>\|\+\|=|\|-\|=|<<=|\+\+=|&&&|\|\+\||\|-\||\.\.|<<|<=|>=|==|!=|&&|\|\||\+\+
+              |[-+*/%&|^]=|[-+*/%&|^~!<>()\[\]{};,:.=?@])
   | (?P<other>.)
     """,
     re.VERBOSE | re.DOTALL,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from lark import Token, Transformer, v_args
@@ -40,6 +41,13 @@ class StatementRules(Transformer):
     def assignment(self, lhs: ast.Expression, rhs: ast.Expression, _semi: Token
                    ) -> ast.AssignmentStatement:
         return ast.AssignmentStatement(lhs=lhs, rhs=rhs, loc=lhs.loc)
+
+    def compound_assignment(self, lhs: ast.Expression, op: Token, rhs: ast.Expression,
+                            _semi: Token) -> ast.AssignmentStatement:
+        # `a op= b` is `a = a op b` (spec 11.1); the l-value has no side effects to repeat.
+        value = ast.BinaryExpr(op=str(op)[:-1], left=copy.deepcopy(lhs), right=rhs,
+                               loc=lhs.loc)
+        return ast.AssignmentStatement(lhs=lhs, rhs=value, loc=lhs.loc)
 
     def call_stmt(self, func: ast.Expression, type_args: list[ast.TypeRef] | None, _lp: Token,
                   args: list[ast.Argument], _semi: Token) -> ast.MethodCallStatement:

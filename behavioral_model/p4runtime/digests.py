@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from p4.config.v1 import p4types_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
+from behavioral_model.frontend import ast
 from behavioral_model.runtime.digests import DigestMessage
 
 from .codec import encode_int, encode_uint
@@ -53,6 +54,7 @@ class DigestManager:
         self._cache: dict[tuple[int, int], tuple[list[tuple[int, ...]], int]] = {}
         self._list_ids: dict[int, itertools.count[int]] = {}
         self._stopped = False
+        self._alias_cache: tuple[object, dict[str, str]] | None = None
         self._thread = threading.Thread(target=self._run, name="p4rt-digests", daemon=True)
         self._thread.start()
 
@@ -63,6 +65,9 @@ class DigestManager:
         if ctx is None:
             return
         info = ctx.index.digest_by_runtime_name.get(message.name)
+        if info is None:
+            alias = self._aliases(ctx).get(message.name)
+            info = ctx.index.digest_by_runtime_name.get(alias) if alias else None
         if info is None:
             log.debug("digest %r is not in the P4Info; dropped", message.name)
             return
@@ -86,6 +91,20 @@ class DigestManager:
                 self._flush(info.id)
             else:
                 self._cond.notify()
+
+    def _aliases(self, ctx: PipelineContext) -> dict[str, str]:
+        """P4 type name -> ``@name`` of the program's struct/header types (P4Info names
+        digests after the latter, the data plane after the former)."""
+        cached = self._alias_cache
+        if cached is None or cached[0] is not ctx.program:
+            aliases: dict[str, str] = {}
+            for decl in ctx.program.checked.program.decls:
+                if isinstance(decl, ast.StructDecl | ast.HeaderDecl):
+                    shown = decl.display_name().lstrip(".")
+                    if shown != decl.name:
+                        aliases[decl.name] = shown
+            cached = self._alias_cache = (ctx.program, aliases)
+        return cached[1]
 
     def ack(self, digest_id: int, list_id: int) -> bool:
         """A DigestListAck; False if no such list is waiting for one."""

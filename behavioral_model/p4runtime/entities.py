@@ -8,7 +8,7 @@ INTERNAL error for that update (and is logged), never a crash of the server.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from google.rpc import code_pb2
@@ -36,7 +36,7 @@ _WRITERS: dict[str, Callable[[PipelineContext, int, Any], None]] = {
     "digest_entry": valuesets_rw.write_digest,
 }
 
-_READERS: dict[str, Callable[[PipelineContext, Any], Iterator[Any]]] = {
+_READERS: dict[str, Callable[[PipelineContext, Any, Callable[[], Any]], None]] = {
     "counter_entry": externs_rw.read_counters,
     "direct_counter_entry": externs_rw.read_direct_counters,
     "meter_entry": externs_rw.read_meters,
@@ -76,26 +76,26 @@ def apply_update(ctx: PipelineContext, update: p4runtime_pb2.Update) -> None:
 
 
 def read_entity(ctx: PipelineContext, entity: p4runtime_pb2.Entity,
-                now_ns: int = 0) -> list[p4runtime_pb2.Entity]:
-    """All entities matching the (wildcard) ``entity``; raises P4RTError."""
+                add: Callable[[], p4runtime_pb2.Entity], now_ns: int = 0) -> None:
+    """Fill ``add()`` with every entity matching the (wildcard) ``entity``; raises
+    P4RTError. Results are built in place: ``add`` returns a fresh ``Entity`` that
+    already sits in a response message (no copies of protobuf messages)."""
     which = entity.WhichOneof("entity")
     if which is None:
         raise invalid("read of an empty Entity: set one entity kind")
-    if which == "table_entry":
-        found: Iterator[Any] = tables.read_table_entries(ctx, entity.table_entry, now_ns)
-    elif which in _READERS:
-        found = _READERS[which](ctx, getattr(entity, which))
-    else:
-        raise unimplemented(_UNSUPPORTED.get(which, f"{which} is not supported"))
-    out = []
+
+    def new() -> Any:
+        return getattr(add(), which)
+
     try:
-        for item in found:
-            e = p4runtime_pb2.Entity()
-            getattr(e, which).CopyFrom(item)
-            out.append(e)
+        if which == "table_entry":
+            tables.read_table_entries(ctx, entity.table_entry, new, now_ns)
+        elif which in _READERS:
+            _READERS[which](ctx, getattr(entity, which), new)
+        else:
+            raise unimplemented(_UNSUPPORTED.get(which, f"{which} is not supported"))
     except RuntimeStateError as err:
         raise from_runtime_error(err) from None
-    return out
 
 
 def safe(fn: Callable[[], Any], what: str) -> tuple[Any, P4RTError | None]:

@@ -9,7 +9,7 @@ returns a meter to its default (every packet GREEN).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from google.rpc import code_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
@@ -25,7 +25,6 @@ from .tables import find_entry
 from .values import (
     decode_counter_data,
     decode_meter_config,
-    encode_counter_data,
     encode_meter_config,
     make_meter,
 )
@@ -68,18 +67,20 @@ def write_counter(ctx: PipelineContext, kind: int, ce: p4runtime_pb2.CounterEntr
         counter.write(i, packets, nbytes)
 
 
-def read_counters(ctx: PipelineContext,
-                  want: p4runtime_pb2.CounterEntry) -> Iterator[p4runtime_pb2.CounterEntry]:
+def read_counters(ctx: PipelineContext, want: p4runtime_pb2.CounterEntry,
+                  new: Callable[[], p4runtime_pb2.CounterEntry]) -> None:
     infos = ([ctx.index.counter(want.counter_id)] if want.counter_id
              else list(ctx.index.counters.values()))
     for info in infos:
         counter = ctx.state.counters[info.name]
         for i in _indexes(info, want.HasField("index"), want.index.index):
             packets, nbytes = counter.read(i)
-            out = p4runtime_pb2.CounterEntry(counter_id=info.id)
+            out = new()
+            out.counter_id = info.id
             out.index.index = i
-            out.data.CopyFrom(encode_counter_data(packets, nbytes))
-            yield out
+            out.data.packet_count = packets
+            out.data.byte_count = nbytes
+            out.data.SetInParent()
 
 
 # -- direct counters ---------------------------------------------------------------------
@@ -108,13 +109,13 @@ def write_direct_counter(ctx: PipelineContext, kind: int,
         entry.direct_counter.bytes = nbytes
 
 
-def _key_only(info: TableInfo, entry: TableEntry) -> p4runtime_pb2.TableEntry:
-    te = p4runtime_pb2.TableEntry(table_id=info.id, priority=entry.priority)
+def _key_only(info: TableInfo, entry: TableEntry, te: p4runtime_pb2.TableEntry) -> None:
+    te.table_id = info.id
+    te.priority = entry.priority
     for field in info.fields:
         match = entry.matches[field.position]
         if match is not None:
-            te.match.append(encode_match(field, match))
-    return te
+            encode_match(field, match, te.match.add())
 
 
 def _direct_entries(ctx: PipelineContext, te: p4runtime_pb2.TableEntry,
@@ -135,14 +136,15 @@ def _direct_entries(ctx: PipelineContext, te: p4runtime_pb2.TableEntry,
         yield info, entry
 
 
-def read_direct_counters(ctx: PipelineContext, want: p4runtime_pb2.DirectCounterEntry
-                         ) -> Iterator[p4runtime_pb2.DirectCounterEntry]:
-    for info, entry in _direct_entries(ctx, want.table_entry, "Counter"):
+def read_direct_counters(ctx: PipelineContext, want: p4runtime_pb2.DirectCounterEntry,
+                         new: Callable[[], p4runtime_pb2.DirectCounterEntry]) -> None:
+    for info, entry in list(_direct_entries(ctx, want.table_entry, "Counter")):
         cell = entry.direct_counter
-        out = p4runtime_pb2.DirectCounterEntry()
-        out.table_entry.CopyFrom(_key_only(info, entry))
-        out.data.CopyFrom(encode_counter_data(cell.packets, cell.bytes))
-        yield out
+        out = new()
+        _key_only(info, entry, out.table_entry)
+        out.data.packet_count = cell.packets
+        out.data.byte_count = cell.bytes
+        out.data.SetInParent()
 
 
 # -- meters ------------------------------------------------------------------------------
@@ -164,8 +166,8 @@ def write_meter(ctx: PipelineContext, kind: int, me: p4runtime_pb2.MeterEntry) -
         meters.set_config(i, config)
 
 
-def read_meters(ctx: PipelineContext,
-                want: p4runtime_pb2.MeterEntry) -> Iterator[p4runtime_pb2.MeterEntry]:
+def read_meters(ctx: PipelineContext, want: p4runtime_pb2.MeterEntry,
+                new: Callable[[], p4runtime_pb2.MeterEntry]) -> None:
     if want.HasField("counter_data"):
         raise unimplemented("per-color meter counters are not supported by this target")
     infos = ([ctx.index.meter(want.meter_id)] if want.meter_id
@@ -173,12 +175,12 @@ def read_meters(ctx: PipelineContext,
     for info in infos:
         meters = ctx.state.meters[info.name]
         for i in _indexes(info, want.HasField("index"), want.index.index):
-            out = p4runtime_pb2.MeterEntry(meter_id=info.id)
+            out = new()
+            out.meter_id = info.id
             out.index.index = i
             config = meters.get_config(i)
             if config is not None:
                 out.config.CopyFrom(encode_meter_config(config))
-            yield out
 
 
 def write_direct_meter(ctx: PipelineContext, kind: int,
@@ -194,17 +196,16 @@ def write_direct_meter(ctx: PipelineContext, kind: int,
     entry.direct_meter = meter
 
 
-def read_direct_meters(ctx: PipelineContext, want: p4runtime_pb2.DirectMeterEntry
-                       ) -> Iterator[p4runtime_pb2.DirectMeterEntry]:
+def read_direct_meters(ctx: PipelineContext, want: p4runtime_pb2.DirectMeterEntry,
+                       new: Callable[[], p4runtime_pb2.DirectMeterEntry]) -> None:
     if want.HasField("counter_data"):
         raise unimplemented("per-color meter counters are not supported by this target")
-    for info, entry in _direct_entries(ctx, want.table_entry, "Meter"):
-        out = p4runtime_pb2.DirectMeterEntry()
-        out.table_entry.CopyFrom(_key_only(info, entry))
+    for info, entry in list(_direct_entries(ctx, want.table_entry, "Meter")):
+        out = new()
+        _key_only(info, entry, out.table_entry)
         meter = entry.direct_meter
         if meter is not None:
             out.config.CopyFrom(encode_meter_config(meter.config))
-        yield out
 
 
 # -- registers ---------------------------------------------------------------------------
@@ -251,14 +252,14 @@ def write_register(ctx: PipelineContext, kind: int, re: p4runtime_pb2.RegisterEn
         register.write_checked(i, value)
 
 
-def read_registers(ctx: PipelineContext, want: p4runtime_pb2.RegisterEntry
-                   ) -> Iterator[p4runtime_pb2.RegisterEntry]:
+def read_registers(ctx: PipelineContext, want: p4runtime_pb2.RegisterEntry,
+                   new: Callable[[], p4runtime_pb2.RegisterEntry]) -> None:
     infos = ([ctx.index.register(want.register_id)] if want.register_id
              else list(ctx.index.registers.values()))
     for info in infos:
         register = ctx.state.registers[info.name]
         for i in _indexes(info, want.HasField("index"), want.index.index):
-            out = p4runtime_pb2.RegisterEntry(register_id=info.id)
+            out = new()
+            out.register_id = info.id
             out.index.index = i
             out.data.CopyFrom(_encode_data(info, register.read_checked(i)))
-            yield out

@@ -98,8 +98,12 @@ def decode_match(info: MatchFieldInfo, fm: p4runtime_pb2.FieldMatch,
     return Optional_(decode_uint(fm.optional.value, width, what))
 
 
-def encode_match(info: MatchFieldInfo, match: FieldMatch) -> p4runtime_pb2.FieldMatch:
-    fm = p4runtime_pb2.FieldMatch(field_id=info.id)
+def encode_match(info: MatchFieldInfo, match: FieldMatch,
+                 fm: p4runtime_pb2.FieldMatch | None = None) -> p4runtime_pb2.FieldMatch:
+    """The canonical ``FieldMatch`` (filled into ``fm`` when given)."""
+    if fm is None:
+        fm = p4runtime_pb2.FieldMatch()
+    fm.field_id = info.id
     if isinstance(match, Exact):
         fm.exact.value = encode_uint(match.value)
     elif isinstance(match, Lpm):

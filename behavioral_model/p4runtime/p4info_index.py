@@ -10,6 +10,7 @@ otherwise :class:`P4InfoMismatch` says what differs.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from p4.config.v1 import p4info_pb2
@@ -27,6 +28,7 @@ __all__ = [
     "ExternInfo", "DirectInfo", "DigestInfo", "ValueSetInfo", "MATCH_KINDS",
 ]
 
+log = logging.getLogger("behavioral_model.p4runtime")
 MF = p4info_pb2.MatchField
 MATCH_KINDS: dict[int, MatchKind] = {
     MF.EXACT: MatchKind.EXACT, MF.LPM: MatchKind.LPM, MF.TERNARY: MatchKind.TERNARY,
@@ -268,9 +270,15 @@ class P4InfoIndex:
         name = msg.preamble.name
         res = resources.get(name)
         table = self.tables.get(msg.direct_table_id)
-        if res is None or table is None or res.table != table.name:
-            problems.append(f"direct {kind} '{name}' does not match the program")
+        if table is None:
+            problems.append(f"direct {kind} '{name}': no table with id "
+                            f"{msg.direct_table_id}")
             return
+        if res is None or res.table != table.name:
+            # e.g. a direct counter built in place in the table property: the data plane
+            # does not maintain it, but its per-entry cells can still be written and read.
+            log.warning("direct %s '%s' of table '%s' is not maintained by the data plane",
+                        kind, name, table.name)
         info = DirectInfo(msg.preamble.id, name, table.id)
         if kind == "counter":
             self.direct_counters[info.id] = info

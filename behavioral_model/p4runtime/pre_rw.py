@@ -8,7 +8,7 @@ back the way they were written. (port, instance) pairs must be unique in an entr
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from p4.v1 import p4runtime_pb2
 
@@ -137,8 +137,8 @@ def _write_session(ctx: PipelineContext, kind: int,
     ctx.extras.clone_ports[sid] = as_bytes
 
 
-def read_pre(ctx: PipelineContext, want: p4runtime_pb2.PacketReplicationEngineEntry
-             ) -> Iterator[p4runtime_pb2.PacketReplicationEngineEntry]:
+def read_pre(ctx: PipelineContext, want: p4runtime_pb2.PacketReplicationEngineEntry,
+             new: Callable[[], p4runtime_pb2.PacketReplicationEngineEntry]) -> None:
     which = want.WhichOneof("type")
     engine = ctx.state.pre
     if which == "multicast_group_entry":
@@ -146,27 +146,23 @@ def read_pre(ctx: PipelineContext, want: p4runtime_pb2.PacketReplicationEngineEn
         groups = engine.groups()
         ids = sorted(groups) if gid == 0 else ([gid] if gid in groups else [])
         for g in ids:
-            out = p4runtime_pb2.PacketReplicationEngineEntry()
-            mg = out.multicast_group_entry
+            mg = new().multicast_group_entry
             mg.multicast_group_id = g
             metadata, as_bytes = ctx.extras.mc_meta.get(g, (b"", ()))
             _encode_replicas(groups[g], as_bytes, mg.replicas)
             mg.metadata = metadata
-            yield out
     elif which == "clone_session_entry":
         sid = want.clone_session_entry.session_id
         sessions = engine.clone_sessions()
         ids = sorted(sessions) if sid == 0 else ([sid] if sid in sessions else [])
         for s in ids:
             session = sessions[s]
-            out = p4runtime_pb2.PacketReplicationEngineEntry()
-            cs = out.clone_session_entry
+            cs = new().clone_session_entry
             cs.session_id = s
             _encode_replicas(session.destinations(), ctx.extras.clone_ports.get(s, ()),
                              cs.replicas)
             cs.class_of_service = session.class_of_service
             cs.packet_length_bytes = session.packet_length_bytes
-            yield out
     else:
         raise invalid("PacketReplicationEngineEntry read: set multicast_group_entry or "
                       "clone_session_entry")

@@ -72,7 +72,7 @@ _MAX_MESSAGE = 256 * 1024 * 1024
 
 class P4RuntimeServer:
     def __init__(self, target: P4RuntimeTarget, address: str = "0.0.0.0:9559",
-                 max_workers: int = 32) -> None:
+                 max_workers: int = 64) -> None:
         self.target = target
         self.address = address
         self.arbiter = Arbiter(target.device_id)
@@ -113,6 +113,13 @@ class P4RuntimeServer:
 
     def live_context(self) -> PipelineContext | None:
         """The context of the running pipeline (rebuilt when the target's changed)."""
+        pipe = self.target.pipeline()
+        state = self.target.state
+        ctx = self._ctx
+        if pipe is not None and ctx is not None and ctx.program is pipe[0] \
+                and ctx.p4info is pipe[1] and ctx.state is state:
+            ctx.cookie = pipe[2]
+            return ctx  # fast path, no server lock (packet-ins and digests)
         with self._lock:
             pipe = self.target.pipeline()
             state = self.target.state
@@ -192,19 +199,26 @@ class P4RuntimeServer:
             return errors
 
     def read(self, request: p4runtime_pb2.ReadRequest
-             ) -> Iterator[list[p4runtime_pb2.Entity] | list[P4RTError | None]]:
-        """Yields lists of entities, then (last) the per-entity errors."""
+             ) -> Iterator[p4runtime_pb2.ReadResponse | list[P4RTError | None]]:
+        """Yields ReadResponses, then (last) the per-entity errors."""
         self.check_device(request.device_id)
         with self._lock:
             ctx = self._working_context()
         errors: list[P4RTError | None] = []
         now_ns = time.monotonic_ns()
         for entity in request.entities:
+            chunks: list[p4runtime_pb2.ReadResponse] = []
+
+            def add(chunks: list[p4runtime_pb2.ReadResponse] = chunks) -> p4runtime_pb2.Entity:
+                if not chunks or len(chunks[-1].entities) >= READ_CHUNK:
+                    chunks.append(p4runtime_pb2.ReadResponse())
+                return chunks[-1].entities.add()
+
             with self._lock, self.target.lock:
-                found, err = safe(lambda e=entity: read_entity(ctx, e, now_ns), "Read")
+                _, err = safe(lambda e=entity: read_entity(ctx, e, add, now_ns), "Read")
             errors.append(err)
-            for i in range(0, len(found or []), READ_CHUNK):
-                yield found[i:i + READ_CHUNK]
+            if err is None:
+                yield from chunks
         yield errors
 
 
@@ -274,9 +288,9 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
             item = self._guard("Read", context, lambda: next(chunks, None))
             if item is None:
                 break
-            if item and isinstance(item[0], p4runtime_pb2.Entity):
-                yield p4runtime_pb2.ReadResponse(entities=item)
-            elif all(e is None or isinstance(e, P4RTError) for e in item):
+            if isinstance(item, p4runtime_pb2.ReadResponse):
+                yield item
+            else:
                 errors = item
         if any(e is not None for e in errors):
             status = batch_status(errors, "Read")

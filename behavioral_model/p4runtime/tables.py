@@ -11,7 +11,7 @@ and ``meter_config``. Every check runs before the state is touched.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from p4.v1 import p4runtime_pb2
@@ -30,7 +30,6 @@ from .values import (
     decode_meter_config,
     decode_table_action,
     encode_action,
-    encode_counter_data,
     encode_meter_config,
     make_meter,
 )
@@ -236,18 +235,20 @@ def _write_default(ctx: PipelineContext, kind: int, te: p4runtime_pb2.TableEntry
 # -- reads -------------------------------------------------------------------------------
 
 def encode_entry(ctx: PipelineContext, info: TableInfo, table: Table, entry: TableEntry,
-                 want: p4runtime_pb2.TableEntry | None = None,
-                 now_ns: int = 0) -> p4runtime_pb2.TableEntry:
-    """The P4Runtime form of ``entry``; direct resources and time since last hit are
-    included when ``want`` (the read request) asks for them."""
-    te = p4runtime_pb2.TableEntry(table_id=info.id, priority=entry.priority)
+                 want: p4runtime_pb2.TableEntry | None = None, now_ns: int = 0,
+                 te: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
+    """The P4Runtime form of ``entry`` (filled into ``te`` when given); direct
+    resources and time since last hit are included when ``want`` (the read request)
+    asks for them."""
+    if te is None:
+        te = p4runtime_pb2.TableEntry()
+    te.table_id = info.id
+    te.priority = entry.priority
     for field in info.fields:
         match = entry.matches[field.position]
         if match is not None:
-            te.match.append(encode_match(field, match))
-    action = encode_action(ctx.index, entry.action)
-    if action is not None:
-        te.action.action.CopyFrom(action)
+            encode_match(field, match, te.match.add())
+    encode_action(ctx.index, entry.action, te.action.action)
     te.idle_timeout_ns = entry.idle_timeout_ns
     te.is_const = entry.is_const or table.const_entries
     meta = ctx.extras.entry_meta.get((info.name, entry.matches, entry.priority))
@@ -262,7 +263,9 @@ def _add_direct(info: TableInfo, entry: TableEntry, want: p4runtime_pb2.TableEnt
                 te: p4runtime_pb2.TableEntry, now_ns: int) -> None:
     if want.HasField("counter_data") and info.direct_counter_id:
         cell = entry.direct_counter
-        te.counter_data.CopyFrom(encode_counter_data(cell.packets, cell.bytes))
+        te.counter_data.packet_count = cell.packets
+        te.counter_data.byte_count = cell.bytes
+        te.counter_data.SetInParent()
     if want.HasField("meter_config") and info.direct_meter_id and \
             entry.direct_meter is not None:
         te.meter_config.CopyFrom(encode_meter_config(entry.direct_meter.config))
@@ -271,21 +274,19 @@ def _add_direct(info: TableInfo, entry: TableEntry, want: p4runtime_pb2.TableEnt
         te.time_since_last_hit.elapsed_ns = max(0, now_ns - last) if last else 0
 
 
-def encode_default(ctx: PipelineContext, info: TableInfo,
-                   table: Table) -> p4runtime_pb2.TableEntry:
-    te = p4runtime_pb2.TableEntry(table_id=info.id, is_default_action=True)
-    action = encode_action(ctx.index, table.default_action)
-    if action is not None:
-        te.action.action.CopyFrom(action)
+def encode_default(ctx: PipelineContext, info: TableInfo, table: Table,
+                   te: p4runtime_pb2.TableEntry) -> None:
+    te.table_id = info.id
+    te.is_default_action = True
+    encode_action(ctx.index, table.default_action, te.action.action)
     meta = ctx.extras.default_meta.get(info.name)
     if meta is not None:
         te.controller_metadata, te.metadata = meta
-    return te
 
 
 def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
-                       now_ns: int = 0) -> Iterator[p4runtime_pb2.TableEntry]:
-    """Entries selected by the (wildcard) read request ``want``."""
+                       new: Callable[[], p4runtime_pb2.TableEntry], now_ns: int = 0) -> None:
+    """Fill ``new()`` with each entry selected by the (wildcard) read request ``want``."""
     if want.table_id == 0:
         infos = list(ctx.index.tables.values())
     else:
@@ -299,7 +300,7 @@ def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
     for info in infos:
         table = ctx.state.tables[info.name]
         if want.is_default_action:
-            yield encode_default(ctx, info, table)
+            encode_default(ctx, info, table, new())
             continue
         if ref is not None:
             try:
@@ -321,4 +322,4 @@ def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
                     continue
                 if want.metadata and meta[1] != want.metadata:
                     continue
-            yield encode_entry(ctx, info, table, entry, want, now_ns)
+            encode_entry(ctx, info, table, entry, want, now_ns, new())

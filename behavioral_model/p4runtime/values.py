@@ -67,12 +67,17 @@ def decode_action(index: P4InfoIndex, action: p4runtime_pb2.Action) -> ActionCal
     return ActionCall(info.name, tuple(values[p.id] for p in info.params))
 
 
-def encode_action(index: P4InfoIndex, call: ActionCall) -> p4runtime_pb2.Action | None:
+def encode_action(index: P4InfoIndex, call: ActionCall,
+                  out: p4runtime_pb2.Action | None = None) -> p4runtime_pb2.Action | None:
+    """The ``Action`` for ``call`` (filled into ``out`` when given); None (and ``out``
+    untouched) if the action is not in the P4Info."""
     action_id = index.action_ids.get(call.name)
     if action_id is None:
         return None
     info = index.actions[action_id]
-    out = p4runtime_pb2.Action(action_id=action_id)
+    if out is None:
+        out = p4runtime_pb2.Action()
+    out.action_id = action_id
     for param, value in zip(info.params, call.args, strict=False):
         out.params.add(param_id=param.id, value=encode_uint(value))
     return out

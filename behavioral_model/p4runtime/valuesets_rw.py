@@ -12,7 +12,7 @@ DELETE disables it (spec, "DigestEntry"); batching itself lives in ``digests``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 
 from p4.v1 import p4runtime_pb2
 
@@ -79,14 +79,14 @@ def write_value_set(ctx: PipelineContext, kind: int,
     ]
 
 
-def read_value_sets(ctx: PipelineContext, want: p4runtime_pb2.ValueSetEntry
-                    ) -> Iterator[p4runtime_pb2.ValueSetEntry]:
+def read_value_sets(ctx: PipelineContext, want: p4runtime_pb2.ValueSetEntry,
+                    new: Callable[[], p4runtime_pb2.ValueSetEntry]) -> None:
     infos = ([ctx.index.value_set(want.value_set_id)] if want.value_set_id
              else list(ctx.index.value_sets.values()))
     for info in infos:
-        out = p4runtime_pb2.ValueSetEntry(value_set_id=info.id)
+        out = new()
+        out.value_set_id = info.id
         out.members.extend(ctx.extras.vs_members.get(info.name, []))
-        yield out
 
 
 def write_digest(ctx: PipelineContext, kind: int, de: p4runtime_pb2.DigestEntry) -> None:
@@ -116,8 +116,8 @@ def write_digest(ctx: PipelineContext, kind: int, de: p4runtime_pb2.DigestEntry)
         cfg.max_list_size, cfg.max_timeout_ns, cfg.ack_timeout_ns))
 
 
-def read_digests(ctx: PipelineContext,
-                 want: p4runtime_pb2.DigestEntry) -> Iterator[p4runtime_pb2.DigestEntry]:
+def read_digests(ctx: PipelineContext, want: p4runtime_pb2.DigestEntry,
+                 new: Callable[[], p4runtime_pb2.DigestEntry]) -> None:
     configs = ctx.extras.digest_configs
     if want.digest_id:
         ctx.index.digest(want.digest_id)
@@ -125,6 +125,6 @@ def read_digests(ctx: PipelineContext,
     else:
         ids = sorted(configs)
     for digest_id in ids:
-        out = p4runtime_pb2.DigestEntry(digest_id=digest_id)
+        out = new()
+        out.digest_id = digest_id
         out.config.CopyFrom(configs[digest_id])
-        yield out

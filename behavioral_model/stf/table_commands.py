@@ -27,9 +27,13 @@ from behavioral_model.stf.run_context import CommandFailed, RunContext
 
 __all__ = ["EXPLICIT_PRIORITY_BASE", "TableCommands"]
 
-# STF priority p becomes runtime priority EXPLICIT_PRIORITY_BASE + p; entries without a
-# priority get EXPLICIT_PRIORITY_BASE - 1, - 2, ... so they rank below all others.
-EXPLICIT_PRIORITY_BASE = 1 << 20
+# p4c's STF runner writes entries through simple_switch_CLI, where the SMALLEST priority
+# number wins; our tables let the largest win (P4Runtime's order). So STF priority p
+# becomes runtime priority EXPLICIT_PRIORITY_BASE - p, and entries without a priority get
+# IMPLICIT_PRIORITY_BASE - 1, - 2, ..., below every explicit one (STF priorities are
+# 32-bit numbers).
+EXPLICIT_PRIORITY_BASE = 1 << 40
+IMPLICIT_PRIORITY_BASE = 1 << 32
 
 
 class TableCommands:
@@ -113,10 +117,10 @@ class TableCommands:
                              "ternary/range/optional field")
             return 0
         if priority is not None:
-            return EXPLICIT_PRIORITY_BASE + priority
+            return EXPLICIT_PRIORITY_BASE - priority
         rank = self.implicit_priorities.get(table.name, 0)
         self.implicit_priorities[table.name] = rank + 1
-        return max(1, EXPLICIT_PRIORITY_BASE - 1 - rank)
+        return max(1, IMPLICIT_PRIORITY_BASE - 1 - rank)
 
     def _add(self, c: cmd.AddEntry) -> None:
         table = resolve_table(self.ctx.state, c.table)

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Run a PTF suite against bm (our switch) or BMv2 simple_switch_grpc. See --help.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+usage() {
+    cat <<'EOF'
+usage: scripts/run_ptf.sh [--target bm|bmv2] [--platform nn|eth] [--p4 PROG.p4]
+                          [-I DIR]... [--test-dir DIR] [--ports N] [--keep]
+                          [--log-level LEVEL] [TEST...] [-- PTF-ARG...]
+
+Start a P4Runtime target, run a PTF suite against it, tear the target down.
+
+  --target bm     our switch: python -m behavioral_model switch --no-p4 (default).
+                  P4Info from `python -m behavioral_model p4info`; the device config
+                  is the program's P4 source bundle (make_bundle).
+  --target bmv2   simple_switch_grpc --no-p4; P4Info and JSON from
+                  `p4c-bm2-ss --p4runtime-files`. Without simple_switch_grpc or
+                  p4c-bm2-ss on PATH this prints "skipped: BMv2 not installed" and
+                  exits 0.
+  --platform nn   packets over the target's nanomsg socket (--packet-in ipc://...),
+                  PTF's nn platform; no root needed (default).
+  --platform eth  packets over veth pairs (needs root and existing veths, as made by
+                  BMv2's tools/veth_setup.sh): port i is veth(2i) on the switch side
+                  and veth(2i+1) on the PTF side.
+  --p4 PROG.p4    the program (default tests/p4/ptf_smoke.p4); -I DIR adds include
+                  folders (repeatable).
+  --test-dir DIR  the PTF tests (default ptf_tests/smoke); ptf_tests/lib is on the
+                  path, so tests can `from base_test import P4RuntimeTest`.
+  --ports N       data ports 0..N-1 (default 8).
+  --keep          keep the work folder (P4Info, device config, switch and PTF logs).
+  --log-level L   the target's log level (default info; debug traces every packet).
+  TEST...         PTF test specs (e.g. smoke.PacketOutTest); default: all.
+  -- ARGS         passed to ptf as they are (e.g. -- --failfast).
+
+The gRPC server listens on 127.0.0.1 on a free port; the script waits until it answers
+(no fixed sleeps). Whatever it started is stopped on exit, also on failure or Ctrl-C.
+Exit status: 0 when every test passed, non-zero otherwise (also when the target died).
+EOF
+}
+
+TARGET=bm
+PLATFORM=nn
+P4="$ROOT/tests/p4/ptf_smoke.p4"
+TEST_DIR="$ROOT/ptf_tests/smoke"
+NPORTS=8
+KEEP=0
+LOG_LEVEL=info
+INCLUDES=()
+TESTS=()
+PTF_EXTRA=()
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --target) TARGET="${2:?--target needs a value}"; shift 2 ;;
+        --target=*) TARGET="${1#*=}"; shift ;;
+        --platform) PLATFORM="${2:?--platform needs a value}"; shift 2 ;;
+        --platform=*) PLATFORM="${1#*=}"; shift ;;
+        --p4) P4="${2:?--p4 needs a value}"; shift 2 ;;
+        --p4=*) P4="${1#*=}"; shift ;;
+        -I) INCLUDES+=("${2:?-I needs a value}"); shift 2 ;;
+        -I*) INCLUDES+=("${1#-I}"); shift ;;
+        --test-dir) TEST_DIR="${2:?--test-dir needs a value}"; shift 2 ;;
+        --test-dir=*) TEST_DIR="${1#*=}"; shift ;;
+        --ports) NPORTS="${2:?--ports needs a value}"; shift 2 ;;
+        --keep) KEEP=1; shift ;;
+        --log-level) LOG_LEVEL="${2:?--log-level needs a value}"; shift 2 ;;
+        --) shift; PTF_EXTRA=("$@"); break ;;
+        -*) echo "run_ptf.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) TESTS+=("$1"); shift ;;
+    esac
+done
+
+case "$TARGET" in bm|bmv2) ;; *) echo "run_ptf.sh: --target must be bm or bmv2" >&2; exit 2 ;; esac
+case "$PLATFORM" in nn|eth) ;; *) echo "run_ptf.sh: --platform must be nn or eth" >&2; exit 2 ;; esac
+if ! [[ "$NPORTS" =~ ^[1-9][0-9]*$ ]]; then
+    echo "run_ptf.sh: --ports must be a positive number" >&2; exit 2
+fi
+[[ -f "$P4" ]] || { echo "run_ptf.sh: $P4: no such file" >&2; exit 2; }
+[[ -d "$TEST_DIR" ]] || { echo "run_ptf.sh: $TEST_DIR: no such folder" >&2; exit 2; }
+P4="$(cd "$(dirname "$P4")" && pwd)/$(basename "$P4")"
+TEST_DIR="$(cd "$TEST_DIR" && pwd)"
+
+if [[ "$TARGET" == bmv2 ]]; then
+    if ! command -v simple_switch_grpc >/dev/null 2>&1 || ! command -v p4c-bm2-ss >/dev/null 2>&1; then
+        echo "skipped: BMv2 not installed (simple_switch_grpc and p4c-bm2-ss must be on PATH)"
+        exit 0
+    fi
+fi
+
+if [[ -x "$ROOT/.venv/bin/python" ]]; then PY="$ROOT/.venv/bin/python"; else PY="$(command -v python3)"; fi
+if [[ -x "$ROOT/.venv/bin/ptf" ]]; then PTF="$ROOT/.venv/bin/ptf"; else PTF="$(command -v ptf || true)"; fi
+[[ -n "$PTF" ]] || { echo "run_ptf.sh: ptf not found (pip install ptf)" >&2; exit 2; }
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/run_ptf.XXXXXX")"
+SWITCH_PID=""
+cleanup() {
+    local status=$?
+    if [[ -n "$SWITCH_PID" ]] && kill -0 "$SWITCH_PID" 2>/dev/null; then
+        kill -TERM "$SWITCH_PID" 2>/dev/null || true
+        for _ in $(seq 100); do
+            kill -0 "$SWITCH_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$SWITCH_PID" 2>/dev/null; then
+            echo "run_ptf.sh: the target did not stop on SIGTERM; killing it" >&2
+            kill -KILL "$SWITCH_PID" 2>/dev/null || true
+        fi
+        wait "$SWITCH_PID" 2>/dev/null || true
+    fi
+    if [[ "$KEEP" == 1 ]]; then
+        echo "run_ptf.sh: work folder kept: $WORK"
+    else
+        rm -rf "$WORK"
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+GRPC_PORT="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+GRPC_ADDR="127.0.0.1:$GRPC_PORT"
+IPC="ipc://$WORK/packets.ipc"
+CPU_PORT=255
+NAME="$(basename "$P4" .p4)"
+P4INFO="$WORK/$NAME.p4info.txtpb"
+LAST_PORT=$((NPORTS - 1))
+
+INC_ARGS=()
+for d in "${INCLUDES[@]}"; do INC_ARGS+=(-I "$d"); done
+
+# -- compile ----------------------------------------------------------------------------
+if [[ "$TARGET" == bm ]]; then
+    "$PY" -m behavioral_model p4info "$P4" "${INC_ARGS[@]}" -o "$P4INFO"
+    CONFIG="$WORK/$NAME.bundle.json"
+    "$PY" - "$P4" "$CONFIG" "${INCLUDES[@]}" <<'PYEOF'
+import sys
+from pathlib import Path
+from behavioral_model.p4runtime.device_config import make_bundle
+Path(sys.argv[2]).write_bytes(make_bundle(sys.argv[1], sys.argv[3:]))
+PYEOF
+else
+    CONFIG="$WORK/$NAME.json"
+    p4c-bm2-ss --p4v 16 "${INC_ARGS[@]}" --p4runtime-files "$P4INFO" -o "$CONFIG" "$P4"
+fi
+
+# -- ports ------------------------------------------------------------------------------
+SWITCH_PORT_ARGS=()
+PTF_PORT_ARGS=()
+if [[ "$PLATFORM" == nn ]]; then
+    SWITCH_PORT_ARGS=(--packet-in "$IPC")
+    PTF_PORT_ARGS=(--platform nn --device-socket "0-{0-$LAST_PORT}@$IPC")
+else
+    for i in $(seq 0 "$LAST_PORT"); do
+        sw="veth$((2 * i))"; peer="veth$((2 * i + 1))"
+        for ifc in "$sw" "$peer"; do
+            if [[ ! -e "/sys/class/net/$ifc" ]]; then
+                echo "run_ptf.sh: interface $ifc does not exist (create veth pairs first, e.g. with BMv2's tools/veth_setup.sh, or use --platform nn)" >&2
+                exit 2
+            fi
+        done
+        SWITCH_PORT_ARGS+=(-i "$i@$sw")
+        PTF_PORT_ARGS+=(--interface "0-$i@$peer")
+    done
+    PTF_PORT_ARGS=(--platform eth "${PTF_PORT_ARGS[@]}")
+fi
+
+# -- start the target -------------------------------------------------------------------
+SWITCH_LOG="$WORK/switch.log"
+if [[ "$TARGET" == bm ]]; then
+    "$PY" -m behavioral_model switch --no-p4 --device-id 0 "${SWITCH_PORT_ARGS[@]}" \
+        --grpc-server-addr "$GRPC_ADDR" --cpu-port "$CPU_PORT" \
+        --log-file "$SWITCH_LOG" --log-level "$LOG_LEVEL" >"$WORK/switch.out" 2>&1 &
+else
+    simple_switch_grpc --device-id 0 --no-p4 "${SWITCH_PORT_ARGS[@]}" \
+        --log-file "$SWITCH_LOG" --log-level "$LOG_LEVEL" --log-flush \
+        -- --grpc-server-addr "$GRPC_ADDR" --cpu-port "$CPU_PORT" >"$WORK/switch.out" 2>&1 &
+fi
+SWITCH_PID=$!
+
+show_target_output() {
+    echo "---- target output ($WORK/switch.out) ----" >&2
+    tail -n 40 "$WORK/switch.out" >&2 || true
+    if [[ -f "$SWITCH_LOG" || -f "$SWITCH_LOG.txt" ]]; then
+        echo "---- target log (last lines) ----" >&2
+        tail -n 40 "$SWITCH_LOG" "$SWITCH_LOG.txt" 2>/dev/null >&2 || true
+    fi
+}
+
+if ! "$PY" - "$GRPC_ADDR" "$SWITCH_PID" <<'PYEOF'
+import os, sys, time
+import grpc
+addr, pid = sys.argv[1], int(sys.argv[2])
+deadline = time.monotonic() + 60
+with grpc.insecure_channel(addr) as channel:
+    while True:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=0.1)
+            break
+        except grpc.FutureTimeoutError:
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    dead = stat.read().rsplit(")", 1)[1].split()[0] in "ZX"
+            except OSError:
+                dead = True
+            if dead:
+                sys.exit(f"run_ptf.sh: the target exited before answering on {addr}")
+            if time.monotonic() > deadline:
+                sys.exit(f"run_ptf.sh: the target does not answer on {addr}")
+PYEOF
+then
+    show_target_output
+    exit 1
+fi
+echo "run_ptf.sh: target $TARGET (pid $SWITCH_PID) answers on $GRPC_ADDR; packets: $PLATFORM"
+
+# -- run PTF ----------------------------------------------------------------------------
+INC_PARAM="$(IFS=:; echo "${INCLUDES[*]:-}")"
+TEST_PARAMS="grpcaddr='$GRPC_ADDR';p4info='$P4INFO';config='$CONFIG';config_include='$INC_PARAM';device_id=0;cpu_port=$CPU_PORT;target='$TARGET'"
+status=0
+"$PTF" --test-dir "$TEST_DIR" --pypath "$ROOT/ptf_tests/lib" --pypath "$ROOT" \
+    "${PTF_PORT_ARGS[@]}" --test-params "$TEST_PARAMS" \
+    --log-file "$WORK/ptf.log" "${PTF_EXTRA[@]}" "${TESTS[@]}" || status=$?
+
+if ! kill -0 "$SWITCH_PID" 2>/dev/null; then
+    echo "run_ptf.sh: the target died during the tests" >&2
+    show_target_output
+    [[ $status -ne 0 ]] || status=1
+elif [[ $status -ne 0 ]]; then
+    show_target_output
+    echo "run_ptf.sh: PTF log: $WORK/ptf.log (use --keep to keep it)" >&2
+fi
+if [[ $status -eq 0 ]]; then
+    echo "run_ptf.sh: all tests passed on $TARGET"
+else
+    echo "run_ptf.sh: FAILED on $TARGET (ptf exit status $status)" >&2
+fi
+exit "$status"
