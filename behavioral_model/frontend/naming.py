@@ -45,6 +45,24 @@ def key_field_name(key: ast.KeyElement) -> str:
     return expr_text(key.expr)
 
 
+def table_property_instance(prop: ast.TableProperty, block_path: str, top: set[int]
+                            ) -> tuple[str, Any, list[ast.Argument]] | None:
+    """The extern instance a table property (`counters`, `meters`, `implementation`)
+    names or builds in place: its control-plane name, type and constructor arguments.
+    An in-place instance is named by the property's `@name` (as in P4Info)."""
+    value = prop.value
+    if isinstance(value, ast.ConstructorCallExpr):
+        ann = prop.annotation("name")
+        if ann is None or not ann.args or not isinstance(ann.args[0], ast.StringLiteral):
+            return None
+        return ann.args[0].value.lstrip("."), value.type_ref.resolved, value.args
+    if isinstance(value, ast.PathExpr) and isinstance(value.decl, ast.InstantiationDecl):
+        decl = value.decl
+        prefix = "" if id(decl) in top else block_path
+        return qualify(prefix, decl), decl.type_ref.resolved, decl.args
+    return None
+
+
 def block_instances(package_blocks: list[Any]) -> list[BlockInstance]:
     """Instances of the package's blocks (in package order) and of nested blocks."""
     out = []

@@ -83,6 +83,14 @@ class LocalTarget:
     def add_digest_listener(self, fn: DigestListener) -> None:
         self._digest_listeners.append(fn)
 
+    def remove_packet_in_listener(self, fn: PacketInListener) -> None:
+        if fn in self._packet_in_listeners:
+            self._packet_in_listeners.remove(fn)
+
+    def remove_digest_listener(self, fn: DigestListener) -> None:
+        if fn in self._digest_listeners:
+            self._digest_listeners.remove(fn)
+
     # -- data plane ---------------------------------------------------------------------
     def send(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
         """Process ``frame`` arriving on ``port``; returns the non-CPU outputs (which are

@@ -102,6 +102,11 @@ class P4RuntimeServer:
     def stop(self, grace: float | None = None) -> None:
         self._server.stop(grace).wait()
         self.digests.stop()
+        for name, fn in (("remove_packet_in_listener", self._on_packet_in),
+                         ("remove_digest_listener", self.digests.on_digest)):
+            remove = getattr(self.target, name, None)  # optional in the protocol
+            if remove is not None:
+                remove(fn)
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
         return self._server.wait_for_termination(timeout)

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+import grpc
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -146,9 +147,10 @@ class StreamHandler:
             for req in requests:
                 if not self.handle(session, req):
                     return
-        except Exception as err:  # noqa: BLE001 - the client went away, or a bug
-            if not _is_cancel(err):
-                log.exception("stream %d: error reading requests", session.id)
+        except grpc.RpcError:
+            log.debug("stream %d: the client went away", session.id)
+        except Exception:  # noqa: BLE001 - a bug must not go unnoticed, nor kill the server
+            log.exception("stream %d: error reading requests", session.id)
         finally:
             session.finish()
 
@@ -196,9 +198,3 @@ class StreamHandler:
         if ctx is None or ack.digest_id not in ctx.index.digests:
             raise invalid(f"unknown digest id {ack.digest_id}")
         self.digests.ack(ack.digest_id, ack.list_id)
-
-
-def _is_cancel(err: Exception) -> bool:
-    import grpc
-
-    return isinstance(err, grpc.RpcError)

@@ -13,7 +13,12 @@ from typing import Any
 from ..frontend import ast
 from ..frontend.consteval import evaluate
 from ..frontend.errors import P4TypeError
-from ..frontend.naming import BlockInstance, direct_invocation, qualify
+from ..frontend.naming import (
+    BlockInstance,
+    direct_invocation,
+    qualify,
+    table_property_instance,
+)
 from ..frontend.types import ActionRunT, BitT, BoolT, HeaderUnionT, StackT, StructLike
 from .exprgen import strip
 from .values import py_name
@@ -368,12 +373,11 @@ class ControlGenMixin:
             if decl.property("counters") is not None or decl.property("meters") is not None:
                 self.w.line(f"pk.table_hit({table}, {entry})")
         impl = decl.property("implementation")
-        if impl is not None and isinstance(impl.value, ast.PathExpr):
+        top_ids = {id(d) for d in self.checked.program.decls}
+        found = table_property_instance(impl, self.block.path, top_ids) if impl else None
+        if found is not None:
             # Members and groups resolve to an action; a group hashes the selector keys.
-            inst_decl = impl.value.decl
-            top = any(inst_decl is d for d in self.checked.program.decls)
-            prof = self.module.bind("action_profile",
-                                    qualify("" if top else self.block.path, inst_decl))
+            prof = self.module.bind("action_profile", found[0])
             fields = "(" + "".join(f + ", " for f in selector_fields) + ")"
             self.w.line(f"if {call_}.__class__ is not _ActionCall:")
             with self.w.indent():

@@ -9,7 +9,12 @@ from ..frontend import ast
 from ..frontend.checker import CheckedProgram
 from ..frontend.consteval import NotConstant, evaluate
 from ..frontend.errors import P4TypeError
-from ..frontend.naming import BlockInstance, key_field_name, qualify
+from ..frontend.naming import (
+    BlockInstance,
+    key_field_name,
+    qualify,
+    table_property_instance,
+)
 from ..frontend.types import BitT, BoolT, EnumT, ErrorT, ExternT, Type
 from ..runtime.action_profiles import ActionProfile
 from ..runtime.externs import CounterArray, CounterKind, MeterArray, MeterKind, RegisterArray
@@ -69,8 +74,10 @@ class StateBuilder:
         t = decl.type_ref.resolved
         if not isinstance(t, ExternT):
             return
-        name = qualify(prefix, decl)
-        args = [_const(a.value) for a in decl.args]
+        self._extern_object(qualify(prefix, decl), t, decl.args)
+
+    def _extern_object(self, name: str, t: ExternT, arguments: list[ast.Argument]) -> None:
+        args = [_const(a.value) for a in arguments]
         if t.name == "register":
             width = key_width(t.type_args[0]) if t.type_args else 32
             self.state.registers[name] = RegisterArray(name, int(args[0]), width)
@@ -116,10 +123,11 @@ class StateBuilder:
                       size=max(size, len(decl.entries)), const_entries=decl.entries_const,
                       default_only_actions=default_only, table_only_actions=table_only)
         impl = decl.property("implementation")
-        if impl is not None and isinstance(impl.value, ast.PathExpr) and isinstance(
-                impl.value.decl, ast.InstantiationDecl):
-            table.implementation = qualify(
-                "" if id(impl.value.decl) in self.top else inst.path, impl.value.decl)
+        found = table_property_instance(impl, inst.path, self.top) if impl else None
+        if found is not None:
+            table.implementation = found[0]
+            if isinstance(impl.value, ast.ConstructorCallExpr):
+                self._extern_object(found[0], found[1], found[2])
         entries = [self._entry(e, keys, inst) for e in decl.entries]
         if table.needs_priority:
             # Unannotated const entries rank by position, the first listed winning, as
@@ -128,17 +136,17 @@ class StateBuilder:
                 if entry.priority == 0:
                     entry.priority = ANNOTATED_PRIORITY_BASE - (i + 1)
         if entries:
-            table.load_const_entries(entries)
+            # `entries = {...}` without const is initial content the control plane may
+            # change (P4Runtime: modifiable); `const entries` may not be changed.
+            table.load_const_entries(entries, const=decl.entries_const)
         self.state.tables[name] = table
         for prop, store, kind_of in (("counters", self.state.direct_counters, _counter_kind),
                                      ("meters", self.state.direct_meters, _meter_kind)):
             p = decl.property(prop)
-            if p is None or not isinstance(p.value, ast.PathExpr):
-                continue
-            inst_decl = p.value.decl
-            if isinstance(inst_decl, ast.InstantiationDecl):
-                rname = qualify("" if id(inst_decl) in self.top else inst.path, inst_decl)
-                kind = kind_of(_const(inst_decl.args[0].value))
+            found = table_property_instance(p, inst.path, self.top) if p else None
+            if found is not None and found[2]:
+                rname = found[0]
+                kind = kind_of(_const(found[2][0].value))
                 store[rname] = DirectResource(rname, name, str(kind))
 
     def _entry(self, e: ast.EntryDecl, keys: list[KeyField], inst: BlockInstance) -> TableEntry:

@@ -31,13 +31,13 @@ MAX_RECIRCULATIONS = 16
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, RECIRC, REPLICATION, RESUBMIT = 0, 1, 2, 4, 5, 6
 
 
-@dataclass
+@dataclass(slots=True)
 class OutputPacket:
     port: int
     data: bytes
 
 
-@dataclass
+@dataclass(slots=True)
 class EgressJob:
     """A packet between ingress and egress: what the traffic manager queues."""
 

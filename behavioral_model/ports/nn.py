@@ -66,6 +66,7 @@ PORT_STATUS_DOWN, PORT_STATUS_UP = 0, 1
 INFO_STATUS_SUCCESS, INFO_STATUS_NOT_SUPPORTED = 0, 1
 _INFO_STATUS = struct.Struct("<i")
 
+TRACE = 5  # BMv2's "trace" log level, below DEBUG
 RECV_TIMEOUT_MS = 100  # as BMv2: the receive loop checks for shutdown this often
 SEND_TIMEOUT_MS = 1000  # when the peer's queue is full; then the frame is dropped
 BUFFER_MESSAGES = 1024  # NNG socket buffers, to absorb bursts
@@ -199,6 +200,8 @@ class NanomsgPorts:
             log.error("%s", error)
             return
         if msg_type == MSG_PACKET_IN:
+            if log.isEnabledFor(TRACE):
+                log.log(TRACE, "packet in received on port %d (%d bytes)", port, len(body))
             if self.enforce_ports:
                 info = self._ports.get(port)
                 if info is None or not info.up:

@@ -268,7 +268,7 @@ class Table:
         self._mutated()
         return entry
 
-    def load_const_entries(self, entries: Sequence[TableEntry]) -> None:
+    def load_const_entries(self, entries: Sequence[TableEntry], const: bool = True) -> None:
         """Insert the entries declared in the P4 source, marking them const.
 
         When the table needs priorities and none of the entries carries one, the
@@ -278,7 +278,7 @@ class Table:
             for i, entry in enumerate(entries):
                 entry.priority = len(entries) - i
         for entry in entries:
-            entry.is_const = True
+            entry.is_const = const
             self.insert(entry)
 
     def find(

@@ -60,6 +60,7 @@ class Dataplane:
         self.stats = DataplaneStats()
         self._tracer = Tracer()
         self._trace_device: V1ModelDevice | None = None
+        self._trace_built = False
         self._packet_ids = 0
         # (packet id, passes through ingress) of queued jobs, by id(job)
         self._tags: dict[int, tuple[int, int]] = {}
@@ -75,8 +76,8 @@ class Dataplane:
             log.info("pipeline replaced: %d queued packets dropped", len(flushed))
         self.program = program
         self.device = device
-        self._trace_device = make_tracing_device(program, device.state, self._tracer,
-                                                 self.seed)
+        self._trace_device = None  # built on first use, when debug logging is on
+        self._trace_built = False
         return len(flushed)
 
     @property
@@ -85,9 +86,13 @@ class Dataplane:
 
     def _device(self, debug: bool) -> V1ModelDevice:
         assert self.device is not None
-        if debug and self._trace_device is not None:
-            return self._trace_device
-        return self.device
+        if not debug:
+            return self.device
+        if not self._trace_built:
+            self._trace_built = True
+            self._trace_device = make_tracing_device(self.program, self.device.state,
+                                                     self._tracer, self.seed)
+        return self._trace_device or self.device
 
     def drain_digests(self) -> list[DigestMessage]:
         if self.device is None or not len(self.device.state.digests):
@@ -157,8 +162,7 @@ class Dataplane:
                  debug: bool) -> None:
         tm = self.tm
         if tm.enqueue(job, now):
-            if debug or rounds:
-                self._tags[id(job)] = (pid, rounds)
+            self._tags[id(job)] = (pid, rounds)
             if debug:
                 self._tracer.debug("tm: queued on port %d, priority %d (%d ahead)",
                                    job.port, job.priority, job.sm.enq_qdepth)
@@ -191,7 +195,7 @@ class Dataplane:
         tags = self._tags
         stats = self.stats
         for job in self.tm.dequeue_ready(now, limit):
-            pid, rounds = tags.pop(id(job), (0, 0)) if tags else (0, 0)
+            pid, rounds = tags.pop(id(job), (0, 0))
             if debug:
                 self._tracer.label = f"[pkt {pid}]" + (f".{rounds}" if rounds else "")
                 self._tracer.debug(
