@@ -252,7 +252,7 @@ def test_p4runtime_shell_against_the_switch_process(switch_process: SwitchProces
         assert values[md_ids["reason"]] == 2  # REASON_ACL_PUNT
 
         # Packet-out: leaves on the port its metadata names, unchanged.
-        out = eth("00:00:00:00:00:07", "00:00:00:00:00:08", 0x0800, 70)
+        out = eth("00:00:00:00:00:07", "00:00:00:00:00:08", 0x88B6, 70)
         sh.PacketOut(out, egress_port="6").send()
         assert sw.receive() == (6, out)
 

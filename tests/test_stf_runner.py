@@ -456,15 +456,12 @@ add exact_t a:1 opt:0 fwd(port:3)
 # -- priorities ----------------------------------------------------------------------
 
 
-def test_smaller_stf_priority_wins(lab: P4Program) -> None:
-    # As with simple_switch_CLI (which p4c's BMv2 runner drives), the smaller STF
-    # priority number wins, whatever the insertion order: b=01 matches 10 and 20,
-    # b=02 c=00xx matches 10, 30 and 5 (added last), b=02 c=ff00 matches 10 and 30.
+def test_larger_stf_priority_wins(lab: P4Program) -> None:
     result = run(lab, """
-add tern_t 10 b:0x0* fwd(port:1)
-add tern_t 20 b:0x01 fwd(port:2)
-add tern_t 30 b:0x02 fwd(port:3)
-add tern_t 5 b:0x02 c:0x00** fwd(port:4)
+add tern_t 20 b:0x0* fwd(port:1)
+add tern_t 10 b:0x01 fwd(port:2)
+add tern_t 5 b:0x02 fwd(port:3)
+add tern_t 30 b:0x02 c:0x00** fwd(port:4)
 packet 0 10 01 0000
 expect 1 10 01 0000
 packet 0 10 02 0001
@@ -475,16 +472,12 @@ expect 1 10 02 ff00
     assert_passed(result)
 
 
-def test_priority_zero_is_valid_and_highest(lab: P4Program) -> None:
-    # STF priority 0 becomes the largest runtime priority (EXPLICIT_PRIORITY_BASE - 0),
-    # so it beats every other entry, even one added before it.
+def test_priority_zero_is_valid_and_lowest(lab: P4Program) -> None:
     result = run(lab, """
-add tern_t 1 b:0x0* fwd(port:2)
 add tern_t 0 b:0x01 fwd(port:1)
+add tern_t 1 b:0x0* fwd(port:2)
 packet 0 10 01 0000
-expect 1 10 01 0000
-packet 0 10 02 0000
-expect 2 10 02 0000
+expect 2 10 01 0000
 """)
     assert_passed(result)
 

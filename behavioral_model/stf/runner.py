@@ -28,8 +28,8 @@ the commands it passes through):
 * ``add`` resolves names as described in ``stf.resolve``; key fields left out are
   wildcards, except exact fields, which p4c's runner sets to 0. Priorities exist only
   for tables with ternary/range/optional fields (elsewhere a written priority is
-  ignored, as p4c does): as with simple_switch_CLI, which p4c's runner drives, the
-  SMALLER STF priority wins. An entry written without a
+  ignored, as p4c does): a larger STF priority wins (p4c's runner passes 10000 - p to
+  simple_switch_CLI, where the smallest number wins). An entry written without a
   priority ranks below every entry written with one, and among themselves such
   entries rank in insertion order, the earliest first.
 * ``check_counter NAME(INDEX) [packets|bytes OP VALUE]`` reads an indexed counter, or a

@@ -27,11 +27,11 @@ from behavioral_model.stf.run_context import CommandFailed, RunContext
 
 __all__ = ["EXPLICIT_PRIORITY_BASE", "TableCommands"]
 
-# p4c's STF runner writes entries through simple_switch_CLI, where the SMALLEST priority
-# number wins; our tables let the largest win (P4Runtime's order). So STF priority p
-# becomes runtime priority EXPLICIT_PRIORITY_BASE - p, and entries without a priority get
-# IMPLICIT_PRIORITY_BASE - 1, - 2, ..., below every explicit one (STF priorities are
-# 32-bit numbers).
+# In an STF file the LARGER priority wins: p4c's runner (backends/bmv2/bmv2stf.py) hands
+# simple_switch_CLI, where the smallest number wins, 10000 - p. Our tables also let the
+# largest win, so STF priority p becomes runtime priority EXPLICIT_PRIORITY_BASE + p, and
+# entries without a priority get IMPLICIT_PRIORITY_BASE - 1, - 2, ..., below every
+# explicit one.
 EXPLICIT_PRIORITY_BASE = 1 << 40
 IMPLICIT_PRIORITY_BASE = 1 << 32
 
@@ -117,7 +117,7 @@ class TableCommands:
                              "ternary/range/optional field")
             return 0
         if priority is not None:
-            return EXPLICIT_PRIORITY_BASE - priority
+            return EXPLICIT_PRIORITY_BASE + priority
         rank = self.implicit_priorities.get(table.name, 0)
         self.implicit_priorities[table.name] = rank + 1
         return max(1, IMPLICIT_PRIORITY_BASE - 1 - rank)

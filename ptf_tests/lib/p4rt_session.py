@@ -47,6 +47,7 @@ STATUS_DETAILS_KEY = "grpc-status-details-bin"
 STREAM_KINDS = ("arbitration", "packet", "digest", "idle_timeout_notification", "error",
                 "other")
 _MAX_MESSAGE = 256 * 1024 * 1024
+_MAX_METADATA = 4 * 1024 * 1024
 
 
 def code_name(code: int | grpc.StatusCode) -> str:
@@ -197,8 +198,11 @@ class P4RuntimeSession:
                 time.sleep(0.05)
 
     def _connect_once(self, timeout: float) -> p4runtime_pb2.MasterArbitrationUpdate:
+        # A failed batch of many updates carries one p4.v1.Error per update in its
+        # trailers: more than gRPC's default 16 KiB metadata limit for a few hundred.
         options = [("grpc.max_send_message_length", _MAX_MESSAGE),
-                   ("grpc.max_receive_message_length", _MAX_MESSAGE)]
+                   ("grpc.max_receive_message_length", _MAX_MESSAGE),
+                   ("grpc.max_metadata_size", _MAX_METADATA)]
         self.channel = grpc.insecure_channel(self.address, options=options)
         try:
             grpc.channel_ready_future(self.channel).result(timeout=timeout)

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Benchmarks of bm as a switch process (``python -m behavioral_model switch``), measured
+from outside, as a controller and a traffic generator see it.
+
+    python scripts/bench_switch.py             # full run
+    python scripts/bench_switch.py --quick     # short runs (CI smoke test)
+
+(a) P4Runtime write throughput: 10,000 LPM entries (distinct IPv6 /48 .. /64 prefixes)
+    written in WriteRequests of 500 updates into a switch started with ``--no-p4`` that
+    was given the router pipeline over SetForwardingPipelineConfig. The clock covers
+    the Write RPCs only (requests are built beforehand); a wildcard Read afterwards
+    checks that every entry is there. The program is ``examples/ipv6_router.p4`` with
+    the LPM table's ``size`` raised to fit (4096 there; our target enforces sizes, as
+    BMv2 does). Goal: >= 10,000 entries/s.
+(b) End-to-end packets/s through the nanomsg socket (``--packet-in``, BMv2's framing,
+    what PTF's nn platform uses) for ``examples/ipv6_router.p4`` with 1,000 /48 routes,
+    100 nexthops and 100 ternary ACL rules (all NoAction, so every packet should come
+    back), written over P4Runtime. N frames (1,000 distinct ones, replayed) are sent
+    into port 1 as fast as the socket accepts them (NNG back-pressure, no pacing) by
+    one thread while another counts the frames that come back; a warm-up precedes the
+    timed run. Printed: sent, received, lost (never hidden: a dropped frame is counted
+    as lost) and received/s from the first send to the last frame received, plus the
+    switch process's CPU time (from /proc) per received frame.
+    Goal: >= 80,000 pps (BMv2 simple_switch, optimised build).
+
+Exit status 0 unless something is broken (a failed write, a missing entry, no frame
+forwarded, a frame forwarded wrongly); missing a goal is reported, not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "ptf_tests" / "lib"))
+
+import pynng  # noqa: E402
+from p4.v1 import p4runtime_pb2  # noqa: E402
+from p4info_helper import P4InfoHelper  # noqa: E402
+from p4rt_session import P4RuntimeSession, P4RuntimeWriteError, update  # noqa: E402
+
+from behavioral_model.frontend.p4info import generate_p4info  # noqa: E402
+from behavioral_model.p4runtime.device_config import make_bundle  # noqa: E402
+from behavioral_model.program import load_program  # noqa: E402
+
+ROUTER_P4 = ROOT / "examples" / "ipv6_router.p4"
+GOAL_WRITES = 10_000
+GOAL_PPS = 80_000
+CPU_PORT = 255
+
+NN_HEADER = struct.Struct("<iii")  # type, port, more: BMv2's packet-in framing
+NN_PACKET_IN, NN_PACKET_OUT = 3, 4
+
+ROUTE_BASE = 0x2001_0DB8 << 96        # route i: 2001:db8:i::/48
+ACL_BASE = 0x2001_0DB8_FFFF << 80     # ACL rule k: sources 2001:db8:ffff:k::/64
+CLIENT_BASE = 0x2001_0DB8_AAAA << 80
+N_ROUTES, N_NEXTHOPS, N_ACL, N_DISTINCT = 1000, 100, 100, 1000
+IPV6_HLIM = 21
+IPV6_SRC = slice(22, 38)
+IPV6_DST = slice(38, 54)
+
+
+# -- the switch process ------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Switch:
+    proc: subprocess.Popen[bytes]
+    grpc_addr: str
+    ipc: str
+
+    def cpu_seconds(self) -> float | None:
+        """utime + stime of the switch process, or None without /proc."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def switch_process(workdir: Path, *args: str) -> Iterator[Switch]:
+    grpc_addr = f"127.0.0.1:{free_port()}"
+    ipc = f"ipc://{workdir}/bench-{len(list(workdir.iterdir()))}.ipc"
+    log = open(workdir / "switch.log", "ab")  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "behavioral_model", "switch", *args, "--packet-in", ipc,
+         "--grpc-server-addr", grpc_addr, "--cpu-port", str(CPU_PORT)],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    switch = Switch(proc, grpc_addr, ipc)
+    try:
+        wait_grpc(switch)
+        yield switch
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+
+
+def wait_grpc(switch: Switch, timeout: float = 60.0) -> None:
+    import grpc
+
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(switch.grpc_addr) as channel:
+        while True:
+            try:
+                grpc.channel_ready_future(channel).result(timeout=0.1)
+                return
+            except grpc.FutureTimeoutError:
+                if switch.proc.poll() is not None:
+                    raise SystemExit("bench_switch: the switch exited at start-up "
+                                     "(see its log)") from None
+                if time.monotonic() > deadline:
+                    raise SystemExit("bench_switch: the switch does not answer") from None
+
+
+def connect(switch: Switch, program: Path, helper_out: list[P4InfoHelper]
+            ) -> P4RuntimeSession:
+    """A primary session that pushed ``program`` (P4Info + source bundle)."""
+    p4info = generate_p4info(load_program(program).checked)
+    session = P4RuntimeSession(switch.grpc_addr, 0, (0, 1))
+    session.connect()
+    session.set_pipeline(p4info, make_bundle(program))
+    helper_out.append(P4InfoHelper(p4info))
+    return session
+
+
+# -- (a) write throughput ------------------------------------------------------------------
+def bench_writes(workdir: Path, entries: int, batch: int) -> bool:
+    text = ROUTER_P4.read_text()
+    bigger, n = re.subn(r"(table ipv6_lpm \{.*?size = )\d+;",
+                        rf"\g<1>{max(entries, 4096)};", text, flags=re.DOTALL)
+    assert n == 1, "examples/ipv6_router.p4: ipv6_lpm size not found"
+    program = workdir / "ipv6_router_big.p4"
+    program.write_text(bigger)
+    with switch_process(workdir, "--no-p4") as switch:
+        helpers: list[P4InfoHelper] = []
+        session = connect(switch, program, helpers)
+        helper = helpers[0]
+        try:
+            requests = []
+            for start in range(0, entries, batch):
+                ups = []
+                for i in range(start, min(entries, start + batch)):
+                    # /48 .. /64: i in bits 80..95 keeps them distinct; a longer
+                    # prefix also gets some bits of its own below bit 80.
+                    plen = 48 + (i % 17)
+                    extra = (i * 7919) % (1 << (plen - 48))
+                    prefix = ROUTE_BASE | (i << 80) | (extra << (128 - plen))
+                    entry = helper.table_entry("ipv6_lpm", {"dst_addr": (prefix, plen)},
+                                               "set_nexthop", {"nexthop": i % 1000})
+                    ups.append(update(p4runtime_pb2.Update.INSERT, entry))
+                requests.append(ups)
+            t0 = time.perf_counter()
+            for ups in requests:
+                session.write(ups)
+            elapsed = time.perf_counter() - t0
+            probe = p4runtime_pb2.TableEntry(table_id=helper.get_id("tables", "ipv6_lpm"))
+            r0 = time.perf_counter()
+            count = len(session.read([probe]))
+            read_s = time.perf_counter() - r0
+        except P4RuntimeWriteError as error:
+            print(f"(a) FAILED: {error}")
+            return False
+        finally:
+            session.close()
+    rate = entries / elapsed
+    print(f"(a) P4Runtime Write: {entries:,} LPM entries in {len(requests)} batches of "
+          f"{batch}: {elapsed:.2f} s = {rate:,.0f} entries/s  goal >= {GOAL_WRITES:,}: "
+          f"{'met' if rate >= GOAL_WRITES else 'NOT met'}")
+    print(f"    wildcard Read of the table: {count:,} entries in {read_s:.2f} s "
+          f"({count / read_s:,.0f} entries/s)")
+    if count != entries:
+        print(f"(a) FAILED: read back {count} entries, wrote {entries}")
+        return False
+    return True
+
+
+# -- (b) packets through the nanomsg socket ----------------------------------------------------
+def route_prefix(i: int) -> int:
+    return ROUTE_BASE | (i << 80)
+
+
+def program_router(session: P4RuntimeSession, helper: P4InfoHelper) -> None:
+    ups = []
+    for i in range(N_ROUTES):
+        ups.append(update(p4runtime_pb2.Update.INSERT, helper.table_entry(
+            "ipv6_lpm", {"dst_addr": (route_prefix(i), 48)}, "set_nexthop",
+            {"nexthop": i % N_NEXTHOPS})))
+    for n in range(N_NEXTHOPS):
+        ups.append(update(p4runtime_pb2.Update.INSERT, helper.table_entry(
+            "nexthop", {"nexthop": n}, "forward",
+            {"port": 2 + n % 8, "dmac": 0x0200_0000_0000 | n, "smac": 0x0200_0000_FF00})))
+    mask64 = ((1 << 64) - 1) << 64
+    for k in range(N_ACL):
+        match: dict[str, object] = {"src_addr": (ACL_BASE | (k << 64), mask64)}
+        if k % 3 == 0:
+            match["next_hdr"] = (17, 0xFF)
+        ups.append(update(p4runtime_pb2.Update.INSERT, helper.table_entry(
+            "acl", match, "NoAction", priority=N_ACL - k + 10)))
+    for start in range(0, len(ups), 500):
+        session.write(ups[start:start + 500])
+
+
+def traffic() -> list[tuple[bytes, int, bytes]]:
+    """(frame, egress port, expected output) for N_DISTINCT distinct packets."""
+    from scapy.layers.inet import UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.layers.l2 import Ether
+
+    template = bytes(Ether(dst="02:00:00:00:00:01", src="02:00:00:00:00:02")
+                     / IPv6(src="2001:db8:aaaa::1", dst="2001:db8::1", hlim=64)
+                     / UDP(sport=4791, dport=4791) / (b"\x00" * 20))
+    out = []
+    for i in range(N_DISTINCT):
+        frame = bytearray(template)
+        src = (ACL_BASE | (((i // 5) % N_ACL) << 64) if i % 5 == 0 else CLIENT_BASE) | (i + 1)
+        frame[IPV6_SRC] = src.to_bytes(16, "big")
+        route = i % N_ROUTES
+        frame[IPV6_DST] = (route_prefix(route) | (i + 1)).to_bytes(16, "big")
+        n = route % N_NEXTHOPS
+        expected = bytearray(frame)
+        expected[0:6] = (0x0200_0000_0000 | n).to_bytes(6, "big")
+        expected[6:12] = (0x0200_0000_FF00).to_bytes(6, "big")
+        expected[IPV6_HLIM] = 63
+        out.append((bytes(frame), 2 + n % 8, bytes(expected)))
+    return out
+
+
+@dataclass
+class Run:
+    sent: int
+    received: int
+    seconds: float
+    wrong: int
+    cpu: float | None
+
+    @property
+    def lost(self) -> int:
+        return self.sent - self.received
+
+    @property
+    def pps(self) -> float:
+        return self.received / self.seconds if self.seconds > 0 else 0.0
+
+
+def blast(sock: pynng.Pair0, packets: list[tuple[bytes, int, bytes]], count: int,
+          switch: Switch, idle_s: float = 1.0) -> Run:
+    """Send ``count`` frames into port 1 from this thread while a receiver thread
+    counts what comes back; the receiver stops ``idle_s`` after the last frame (that
+    idle time is not part of the measured interval)."""
+    messages = [NN_HEADER.pack(NN_PACKET_IN, 1, len(f)) + f for f, _, _ in packets]
+    expected = {NN_HEADER.pack(NN_PACKET_OUT, port, len(exp)) + exp
+                for _, port, exp in packets}
+    received = 0
+    wrong = 0
+    last_rx = 0.0
+    sending_done = threading.Event()
+
+    def receive() -> None:
+        nonlocal received, wrong, last_rx
+        sock.recv_timeout = int(idle_s * 1000)
+        while received + wrong < count:
+            try:
+                msg = sock.recv()
+            except pynng.Timeout:
+                if sending_done.is_set():
+                    return
+                continue
+            last_rx = time.perf_counter()
+            if msg in expected:
+                received += 1
+            else:
+                wrong += 1
+
+    receiver = threading.Thread(target=receive, name="bench-rx")
+    cpu0 = switch.cpu_seconds()
+    receiver.start()
+    n = len(messages)
+    t0 = time.perf_counter()
+    send = sock.send
+    for i in range(count):
+        send(messages[i % n])
+    sending_done.set()
+    receiver.join()
+    cpu1 = switch.cpu_seconds()
+    cpu = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else None
+    return Run(count, received, (last_rx or time.perf_counter()) - t0, wrong, cpu)
+
+
+def bench_packets(workdir: Path, packets: int, warmup: int) -> bool:
+    with switch_process(workdir, "--no-p4") as switch:
+        helpers: list[P4InfoHelper] = []
+        session = connect(switch, ROUTER_P4, helpers)
+        try:
+            program_router(session, helpers[0])
+        except P4RuntimeWriteError as error:
+            print(f"(b) FAILED to program the router: {error}")
+            return False
+        finally:
+            session.close()
+        sock = pynng.Pair0(send_timeout=10_000, recv_timeout=1000, send_buffer_size=1024,
+                           recv_buffer_size=1024)
+        try:
+            sock.dial(switch.ipc, block=True)
+            frames = traffic()
+            warm = blast(sock, frames, warmup, switch)
+            run = blast(sock, frames, packets, switch)
+        finally:
+            sock.close()
+    cpu = (f"; switch CPU {run.cpu:.2f} s = {1e6 * run.cpu / max(1, run.received):.1f} "
+           f"us/frame, {run.received / run.cpu:,.0f} frames per CPU-second"
+           if run.cpu else "")
+    print(f"(b) nn socket, examples/ipv6_router.p4 (1,000 routes, 100 nexthops, 100 ACL "
+          f"rules): sent {run.sent:,}, received {run.received:,}, lost {run.lost:,}"
+          f"{f', WRONG {run.wrong:,}' if run.wrong else ''} in {run.seconds:.2f} s = "
+          f"{run.pps:,.0f} pps  goal >= {GOAL_PPS:,}: "
+          f"{'met' if run.pps >= GOAL_PPS and not run.lost else 'NOT met'}")
+    print(f"    (warm-up: {warm.sent:,} sent, {warm.received:,} received, {warm.pps:,.0f} "
+          f"pps{cpu})")
+    if run.wrong or warm.wrong:
+        print("(b) FAILED: frames came back that the router should not have produced")
+        return False
+    if run.received == 0:
+        print("(b) FAILED: no frame came back")
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="short runs: 2,000 entries, 3,000 packets (CI smoke test)")
+    parser.add_argument("--entries", type=int, help="LPM entries to write (10,000)")
+    parser.add_argument("--batch", type=int, default=500,
+                        help="updates per WriteRequest (500)")
+    parser.add_argument("--packets", type=int, help="frames in the timed run (200,000)")
+    parser.add_argument("--only", choices=("writes", "packets"),
+                        help="run only one of the two benchmarks")
+    args = parser.parse_args(argv)
+    entries = args.entries or (2_000 if args.quick else 10_000)
+    packets = args.packets or (3_000 if args.quick else 200_000)
+    warmup = 1_000 if args.quick else 10_000
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="bench_switch-") as tmp:
+        workdir = Path(tmp)
+        if args.only in (None, "writes"):
+            ok &= bench_writes(workdir, entries, args.batch)
+        if args.only in (None, "packets"):
+            ok &= bench_packets(workdir, packets, warmup)
+        if not ok:
+            log = (workdir / "switch.log")
+            if log.exists():
+                print("---- switch log (last lines) ----")
+                print("\n".join(log.read_text(errors="replace").splitlines()[-30:]))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
