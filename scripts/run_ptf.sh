@@ -7,7 +7,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 usage() {
     cat <<'EOF'
 usage: scripts/run_ptf.sh [--target bm|bmv2] [--platform nn|eth] [--p4 PROG.p4]
-                          [-I DIR]... [--test-dir DIR] [--ports N] [--keep]
+                          [-I DIR]... [--test-dir DIR] [--ports N] [--veth-name NAME]
+                          [--keep]
                           [--log-level LEVEL] [TEST...] [-- PTF-ARG...]
 
 Start a P4Runtime target, run a PTF suite against it, tear the target down.
@@ -23,7 +24,8 @@ Start a P4Runtime target, run a PTF suite against it, tear the target down.
                   PTF's nn platform; no root needed (default).
   --platform eth  packets over veth pairs (needs root and existing veths, as made by
                   BMv2's tools/veth_setup.sh): port i is veth(2i) on the switch side
-                  and veth(2i+1) on the PTF side.
+                  and veth(2i+1) on the PTF side (--veth-name NAME: NAME(2i) and
+                  NAME(2i+1) instead).
   --p4 PROG.p4    the program (default tests/p4/ptf_smoke.p4); -I DIR adds include
                   folders (repeatable).
   --test-dir DIR  the PTF tests (default ptf_tests/smoke); ptf_tests/lib is on the
@@ -45,6 +47,7 @@ PLATFORM=nn
 P4="$ROOT/tests/p4/ptf_smoke.p4"
 TEST_DIR="$ROOT/ptf_tests/smoke"
 NPORTS=8
+VETH=veth
 KEEP=0
 LOG_LEVEL=info
 INCLUDES=()
@@ -65,6 +68,7 @@ while [[ $# -gt 0 ]]; do
         --test-dir) TEST_DIR="${2:?--test-dir needs a value}"; shift 2 ;;
         --test-dir=*) TEST_DIR="${1#*=}"; shift ;;
         --ports) NPORTS="${2:?--ports needs a value}"; shift 2 ;;
+        --veth-name) VETH="${2:?--veth-name needs a value}"; shift 2 ;;
         --keep) KEEP=1; shift ;;
         --log-level) LOG_LEVEL="${2:?--log-level needs a value}"; shift 2 ;;
         --) shift; PTF_EXTRA=("$@"); break ;;
@@ -156,7 +160,7 @@ if [[ "$PLATFORM" == nn ]]; then
     PTF_PORT_ARGS=(--platform nn --device-socket "0-{0-$LAST_PORT}@$IPC")
 else
     for i in $(seq 0 "$LAST_PORT"); do
-        sw="veth$((2 * i))"; peer="veth$((2 * i + 1))"
+        sw="$VETH$((2 * i))"; peer="$VETH$((2 * i + 1))"
         for ifc in "$sw" "$peer"; do
             if [[ ! -e "/sys/class/net/$ifc" ]]; then
                 echo "run_ptf.sh: interface $ifc does not exist (create veth pairs first, e.g. with BMv2's tools/veth_setup.sh, or use --platform nn)" >&2

@@ -255,10 +255,12 @@ def test_unsupported_entities(harness: Harness) -> None:
     with pytest.raises(grpc.RpcError) as info:
         c.write(update(INSERT, action_profile_member=member),
                 update(INSERT, extern_entry=extern), p4runtime_pb2.Update(type=INSERT))
-    assert detail_codes(info.value) == [code_pb2.UNIMPLEMENTED, code_pb2.UNIMPLEMENTED,
+    # This program has no action profiles: the id is unknown.
+    assert detail_codes(info.value) == [code_pb2.NOT_FOUND, code_pb2.UNIMPLEMENTED,
                                         code_pb2.INVALID_ARGUMENT]
+    assert c.read(E(action_profile_group=p4runtime_pb2.ActionProfileGroup())) == []
     with pytest.raises(grpc.RpcError) as info:
-        c.read(E(action_profile_group=p4runtime_pb2.ActionProfileGroup()), E())
+        c.read(E(extern_entry=extern), E())
     assert detail_codes(info.value) == [code_pb2.UNIMPLEMENTED, code_pb2.INVALID_ARGUMENT]
     one_shot = l2(0x42)
     one_shot.action.ClearField("action")
@@ -281,11 +283,11 @@ def test_program_with_profiles_timeouts_and_signed_registers(harness: Harness) -
     want = p4runtime_pb2.TableEntry(table_id=acl.table_id, priority=5)
     found = [e.table_entry for e in c.read(E(table_entry=want))]
     assert [e.idle_timeout_ns for e in found] == [2_000_000_000]
-    # Tables implemented by action profiles/selectors are not supported.
+    # Tables implemented by action profiles/selectors take no direct actions.
     ecmp = x.entry("MyIngress.ecmp", {"meta.group": 1, "meta.tag": 2}, "set_nh", (1,))
     with pytest.raises(grpc.RpcError) as info:
         c.write(update(INSERT, table_entry=ecmp))
-    assert detail_codes(info.value) == [code_pb2.UNIMPLEMENTED]
+    assert detail_codes(info.value) == [code_pb2.INVALID_ARGUMENT]
     # int<16> register: two's complement on the wire, sign extension accepted.
     re = p4runtime_pb2.RegisterEntry(register_id=x.register_id("signed_reg"))
     re.index.index = 3

@@ -81,6 +81,9 @@ class Names:
     def value_set_id(self, name: str) -> int:
         return self._find(self.p4info.value_sets, name).preamble.id
 
+    def profile_id(self, name: str) -> int:
+        return self._find(self.p4info.action_profiles, name).preamble.id
+
     def action(self, name: str, *args: int) -> p4runtime_pb2.Action:
         info = self._find(self.p4info.actions, name)
         action = p4runtime_pb2.Action(action_id=info.preamble.id)

@@ -85,6 +85,54 @@ def test_run_ptf_bmv2_without_bmv2_is_skipped() -> None:
     assert "skipped: BMv2 not installed" in proc.stdout
 
 
+P4C_STAND_IN = """#!{python}
+# Stands in for p4c-bm2-ss: P4Info from bm, and the P4 source bundle where p4c would
+# write its JSON (so that our switch, standing in for simple_switch_grpc, accepts it).
+import subprocess, sys
+from pathlib import Path
+args = sys.argv[1:]
+includes = [args[i + 1] for i, a in enumerate(args) if a == "-I"]
+p4info = args[args.index("--p4runtime-files") + 1]
+out = args[args.index("-o") + 1]
+prog = args[-1]
+assert args[:2] == ["--p4v", "16"], args
+inc = [x for d in includes for x in ("-I", d)]
+subprocess.run([sys.executable, "-m", "behavioral_model", "p4info", prog, *inc, "-o",
+                p4info], check=True)
+from behavioral_model.p4runtime.device_config import make_bundle
+Path(out).write_bytes(make_bundle(prog, includes))
+"""
+
+SWITCH_STAND_IN = """#!{python}
+# Stands in for simple_switch_grpc: our switch takes BMv2's command line as it is.
+import os, sys
+os.execv(sys.executable, [sys.executable, "-m", "behavioral_model", "switch",
+                          *sys.argv[1:]])
+"""
+
+
+def test_run_ptf_bmv2_command_lines_with_stand_ins(tmp_path: Path) -> None:
+    """The --target bmv2 path, with stand-ins for p4c-bm2-ss and simple_switch_grpc
+    that check p4c's options and hand BMv2's exact command line to our switch (a
+    drop-in must accept it). Model-only checks are skipped there."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("p4c-bm2-ss", P4C_STAND_IN), ("simple_switch_grpc", SWITCH_STAND_IN)):
+        path = bin_dir / name
+        path.write_text(text.format(python=sys.executable))
+        path.chmod(0o755)
+    env = _env()
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    proc = subprocess.run(["bash", str(RUN_PTF), "--target", "bmv2", "smoke.PacketInTest",
+                           "smoke.RegisterReadTest"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert re.search(r"^smoke\.PacketInTest \.\.\. ok", output, re.MULTILINE), output
+    assert re.search(r"^smoke\.RegisterReadTest \.\.\. skipped .model-only", output,
+                     re.MULTILINE), output
+
+
 def test_bench_switch_quick() -> None:
     proc = subprocess.run([sys.executable, str(BENCH), "--quick"], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=120)

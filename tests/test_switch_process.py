@@ -509,6 +509,19 @@ def test_switch_process_no_p4_stops_on_sigint(tmp_path: Path) -> None:
     assert "no program (--no-p4)" in out
 
 
+def test_busy_grpc_port_is_a_start_error() -> None:
+    from behavioral_model.switch.process import SwitchStartError, check_tcp_address_free
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        addr = f"127.0.0.1:{busy.getsockname()[1]}"
+        with pytest.raises(SwitchStartError, match="cannot listen"):
+            check_tcp_address_free(addr)
+    check_tcp_address_free("127.0.0.1:0")
+    check_tcp_address_free(f"127.0.0.1:{free_port()}")
+
+
 def test_switch_process_reports_start_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.p4"
     bad.write_text("control {")

@@ -281,8 +281,6 @@ class ExprChecker:
         it = self.check(expr.index, scope)
         if not isinstance(it, BitT | IntT):
             raise P4TypeError(f"index must be an integer, got {it}", expr.index.loc)
-        if isinstance(it, BitT) and it.signed:
-            raise P4TypeError("index must be unsigned", expr.index.loc)
         if isinstance(bt, StackT):
             try:
                 idx = evaluate(expr.index)

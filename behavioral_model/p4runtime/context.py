@@ -39,6 +39,8 @@ class Extras:
     clone_ports: dict[int, tuple[bool, ...]] = field(default_factory=dict)
     #: value set name -> members as written (canonical form)
     vs_members: dict[str, list[p4runtime_pb2.ValueSetMember]] = field(default_factory=dict)
+    #: (action selector, group id) -> the group's max_size as inserted
+    group_max_size: dict[tuple[str, int], int] = field(default_factory=dict)
     #: digest id -> configuration as written (present = digest enabled)
     digest_configs: dict[int, p4runtime_pb2.DigestEntry.Config] = field(
         default_factory=dict)

@@ -16,16 +16,19 @@ from p4.v1 import p4runtime_pb2
 
 from behavioral_model.runtime.errors import RuntimeStateError
 
-from . import externs_rw, pre_rw, tables, valuesets_rw
+from . import externs_rw, pre_rw, profiles_rw, tables, valuesets_rw
 from .context import PipelineContext
+from .entrydata import EntryData
 from .errors import P4RTError, from_runtime_error, invalid, unimplemented
 
-__all__ = ["apply_update", "read_entity"]
+__all__ = ["apply_update", "apply_entry_update", "read_entity", "safe"]
 
 log = logging.getLogger("behavioral_model.p4runtime")
 
 _WRITERS: dict[str, Callable[[PipelineContext, int, Any], None]] = {
     "table_entry": tables.write_table_entry,
+    "action_profile_member": profiles_rw.write_member,
+    "action_profile_group": profiles_rw.write_group,
     "counter_entry": externs_rw.write_counter,
     "direct_counter_entry": externs_rw.write_direct_counter,
     "meter_entry": externs_rw.write_meter,
@@ -37,6 +40,8 @@ _WRITERS: dict[str, Callable[[PipelineContext, int, Any], None]] = {
 }
 
 _READERS: dict[str, Callable[[PipelineContext, Any, Callable[[], Any]], None]] = {
+    "action_profile_member": profiles_rw.read_members,
+    "action_profile_group": profiles_rw.read_groups,
     "counter_entry": externs_rw.read_counters,
     "direct_counter_entry": externs_rw.read_direct_counters,
     "meter_entry": externs_rw.read_meters,
@@ -48,10 +53,6 @@ _READERS: dict[str, Callable[[PipelineContext, Any, Callable[[], Any]], None]] =
 }
 
 _UNSUPPORTED = {
-    "action_profile_member": "action profile members are not supported by this target "
-                             "(its pipeline has no action profiles/selectors)",
-    "action_profile_group": "action profile groups are not supported by this target "
-                            "(its pipeline has no action profiles/selectors)",
     "extern_entry": "ExternEntry: v1model has no P4Runtime-controlled architecture "
                     "externs beyond the PSA-like ones",
 }
@@ -71,6 +72,18 @@ def apply_update(ctx: PipelineContext, update: p4runtime_pb2.Update) -> None:
         raise unimplemented(_UNSUPPORTED.get(which, f"{which} is not supported"))
     try:
         writer(ctx, kind, getattr(update.entity, which))
+    except RuntimeStateError as err:
+        raise from_runtime_error(err) from None
+
+
+def apply_entry_update(ctx: PipelineContext, kind: int, entry: EntryData) -> None:
+    """``apply_update`` for a table-entry update already in plain form (the Write hot
+    path, see ``wire``)."""
+    if kind not in (p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.MODIFY,
+                    p4runtime_pb2.Update.DELETE):
+        raise invalid("update type must be INSERT, MODIFY or DELETE")
+    try:
+        tables.write_entry(ctx, kind, entry)
     except RuntimeStateError as err:
         raise from_runtime_error(err) from None
 

@@ -25,7 +25,8 @@ from .packet_io import ControllerHeader, controller_header
 
 __all__ = [
     "P4InfoMismatch", "P4InfoIndex", "MatchFieldInfo", "ActionInfo", "TableInfo",
-    "ExternInfo", "DirectInfo", "DigestInfo", "ValueSetInfo", "MATCH_KINDS",
+    "ExternInfo", "DirectInfo", "DigestInfo", "ValueSetInfo", "ActionProfileInfo",
+    "MATCH_KINDS",
 ]
 
 log = logging.getLogger("behavioral_model.p4runtime")
@@ -65,6 +66,23 @@ class ActionInfo:
 
 
 @dataclass
+class ActionProfileInfo:
+    """An action profile or selector: its P4Info shape and the actions its members may
+    run (those of its tables, minus ``@defaultonly`` ones; ``scopes`` holds the scope
+    of every action of its tables, as for a table)."""
+
+    id: int
+    name: str
+    table_ids: tuple[int, ...]
+    with_selector: bool
+    size: int
+    max_group_size: int
+    sum_of_members: bool  # selector_size_semantics; default (unset) is sum_of_weights
+    max_member_weight: int
+    scopes: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
 class TableInfo:
     id: int
     name: str
@@ -79,6 +97,7 @@ class TableInfo:
     initial_default: ActionCall
     direct_counter_id: int = 0
     direct_meter_id: int = 0
+    profile: ActionProfileInfo | None = None  # the implementation, if any
 
 
 @dataclass(frozen=True)
@@ -137,8 +156,7 @@ class P4InfoIndex:
         self.digests: dict[int, DigestInfo] = {}
         self.digest_by_runtime_name: dict[str, DigestInfo] = {}
         self.value_sets: dict[int, ValueSetInfo] = {}
-        self.action_profiles: dict[int, str] = {
-            p.preamble.id: p.preamble.name for p in p4info.action_profiles}
+        self.action_profiles: dict[int, ActionProfileInfo] = {}
         self.packet_in: ControllerHeader | None = controller_header(p4info, "packet_in")
         self.packet_out: ControllerHeader | None = controller_header(p4info, "packet_out")
         problems: list[str] = []
@@ -146,6 +164,7 @@ class P4InfoIndex:
         for t in p4info.tables:
             self._index_table(t, state, problems)
         self._index_externs(state, problems)
+        self._index_profiles(state, problems)
         self._index_value_sets(state, problems)
         for d in p4info.digests:
             info = DigestInfo(d.preamble.id, d.preamble.name, d.type_spec)
@@ -287,6 +306,44 @@ class P4InfoIndex:
             self.direct_meters[info.id] = info
             table.direct_meter_id = info.id
 
+    def _index_profiles(self, state: DeviceState, problems: list[str]) -> None:
+        for p in self.p4info.action_profiles:
+            name = p.preamble.name
+            prof = state.action_profiles.get(name)
+            if prof is None:
+                problems.append(f"no action profile/selector '{name}' in the program")
+                continue
+            if prof.with_selector != p.with_selector or prof.size != p.size:
+                problems.append(f"action profile '{name}': size {prof.size}"
+                                f"{', selector' if prof.with_selector else ''} in the "
+                                f"program, size {p.size}"
+                                f"{', selector' if p.with_selector else ''} in the P4Info")
+                continue
+            info = ActionProfileInfo(
+                p.preamble.id, name, tuple(p.table_ids), p.with_selector, p.size,
+                p.max_group_size, p.WhichOneof("selector_size_semantics") == "sum_of_members",
+                p.sum_of_members.max_member_weight)
+            scopes: dict[int, int] | None = None
+            for table_id in info.table_ids:
+                table = self.tables.get(table_id)
+                if table is None or state.tables[table.name].implementation != name:
+                    problems.append(f"action profile '{name}': table id {table_id} is not "
+                                    "one of its tables in the program")
+                    continue
+                table.profile = info
+                scopes = dict(table.scopes) if scopes is None else {
+                    a: s for a, s in scopes.items() if table.scopes.get(a) == s}
+            info.scopes = scopes or {}
+            self.action_profiles[info.id] = info
+        for table in self.tables.values():
+            implementation = state.tables[table.name].implementation
+            if table.implementation_id and table.profile is None:
+                problems.append(f"table '{table.name}': implementation id "
+                                f"{table.implementation_id} is no action profile of it")
+            elif implementation is not None and not table.implementation_id:
+                problems.append(f"table '{table.name}' is implemented by '{implementation}'"
+                                " in the program, but has no implementation in the P4Info")
+
     def _index_value_sets(self, state: DeviceState, problems: list[str]) -> None:
         for vs in self.p4info.value_sets:
             name = vs.preamble.name
@@ -331,6 +388,9 @@ class P4InfoIndex:
 
     def value_set(self, value_set_id: int) -> ValueSetInfo:
         return _lookup(self.value_sets, value_set_id, "value set")
+
+    def action_profile(self, profile_id: int) -> ActionProfileInfo:
+        return _lookup(self.action_profiles, profile_id, "action profile")
 
     def direct_counter_table(self, table_id: int) -> TableInfo:
         table = self.table(table_id)

@@ -1,25 +1,29 @@
 """RECONCILE_AND_COMMIT: carry the forwarding state of the old pipeline over to the new.
 
 What is kept: the entries and default action of every table that exists in both
-programs with the same name, key (field names, widths, match kinds), priority rule and
-actions (names and parameter widths); multicast groups and clone sessions; the cells of
-counters, meters and registers with the same name and size; value sets with the same
-name and match fields; the configuration of digests with the same name. State of
-anything else is dropped (and said so in the log). Runs with the target lock held,
-right after the new pipeline was swapped in, so no packet sees the gap.
+programs with the same name, key (field names, widths, match kinds), priority rule,
+actions (names and parameter widths) and implementation; the members and groups of
+action profiles/selectors with the same name, kind, size and actions (an entry that
+refers to a member or group of a profile not kept is dropped); multicast groups and
+clone sessions; the cells of counters, meters and registers with the same name and
+size; value sets with the same name and match fields; the configuration of digests
+with the same name. State of anything else is dropped (and said so in the log). Runs
+with the target lock held, right after the new pipeline was swapped in, so no packet
+sees the gap.
 """
 
 from __future__ import annotations
 
 import logging
 
+from behavioral_model.runtime.action_profiles import GroupRef, MemberRef
 from behavioral_model.runtime.digests import DigestConfig
 from behavioral_model.runtime.errors import RuntimeStateError
 from behavioral_model.runtime.externs import CounterCell, TrTcmMeter
 from behavioral_model.runtime.tables import TableEntry
 
 from .context import PipelineContext
-from .p4info_index import P4InfoIndex, TableInfo
+from .p4info_index import ActionProfileInfo, P4InfoIndex, TableInfo
 
 __all__ = ["reconcile"]
 
@@ -33,12 +37,47 @@ def _table_shape(index: P4InfoIndex, info: TableInfo) -> tuple[object, ...]:
         actions.append((action.name, tuple(p.bitwidth for p in action.params),
                         info.scopes[action_id]))
     fields = tuple((f.name, f.bitwidth, f.kind, f.position) for f in info.fields)
-    return fields, tuple(actions), info.needs_priority, info.implementation_id != 0
+    profile = info.profile.name if info.profile is not None else None
+    return fields, tuple(actions), info.needs_priority, profile
+
+
+def _profile_shape(index: P4InfoIndex, info: ActionProfileInfo) -> tuple[object, ...]:
+    actions = sorted((index.actions[a].name, tuple(p.bitwidth for p in
+                                                   index.actions[a].params), scope)
+                     for a, scope in info.scopes.items())
+    return info.with_selector, info.size, tuple(actions)
+
+
+def _copy_profiles(old: PipelineContext, new: PipelineContext) -> set[str]:
+    """Copy the members and groups of the profiles both pipelines have in the same
+    shape; returns the names of the profiles kept."""
+    kept: set[str] = set()
+    old_profiles = {p.name: p for p in old.index.action_profiles.values()}
+    for info in new.index.action_profiles.values():
+        before = old_profiles.get(info.name)
+        if before is None or _profile_shape(old.index, before) != \
+                _profile_shape(new.index, info):
+            continue
+        src = old.state.action_profiles[info.name]
+        dst = new.state.action_profiles[info.name]
+        dst.members.update(src.members)
+        for gid, members in src.groups.items():
+            dst.groups[gid] = list(members)
+        kept.add(info.name)
+    for key, size in old.extras.group_max_size.items():
+        if key[0] in kept:
+            new.extras.group_max_size[key] = size
+    return kept
 
 
 def reconcile(old: PipelineContext, new: PipelineContext) -> list[str]:
     """Copy what can be kept from ``old`` into ``new``; returns what was dropped."""
     dropped: list[str] = []
+    profiles = _copy_profiles(old, new)
+    dropped.extend(f"action profile {p.name}" for p in old.index.action_profiles.values()
+                   if p.name not in profiles and (
+                       old.state.action_profiles[p.name].members or
+                       old.state.action_profiles[p.name].groups))
     old_tables = {t.name: t for t in old.index.tables.values()}
     for info in new.index.tables.values():
         before = old_tables.get(info.name)
@@ -48,7 +87,8 @@ def reconcile(old: PipelineContext, new: PipelineContext) -> list[str]:
             if old.state.tables[info.name].entries():
                 dropped.append(f"table {info.name} (changed)")
             continue
-        _copy_table(old, new, info.name)
+        _copy_table(old, new, info.name, info.profile is None or
+                    info.profile.name in profiles)
     for name in old_tables.keys() - {t.name for t in new.index.tables.values()}:
         if old.state.tables[name].entries():
             dropped.append(f"table {name} (gone)")
@@ -60,10 +100,14 @@ def reconcile(old: PipelineContext, new: PipelineContext) -> list[str]:
     return dropped
 
 
-def _copy_table(old: PipelineContext, new: PipelineContext, name: str) -> None:
+def _copy_table(old: PipelineContext, new: PipelineContext, name: str,
+                refs_kept: bool) -> None:
     src, dst = old.state.tables[name], new.state.tables[name]
     for entry in src.entries():
         if entry.is_const:
+            continue
+        if not refs_kept and isinstance(entry.action, (MemberRef, GroupRef)):
+            log.warning("reconcile: table %s: entry dropped with its action profile", name)
             continue
         copy = TableEntry(entry.matches, entry.action, entry.priority,
                           idle_timeout_ns=entry.idle_timeout_ns,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -10,61 +12,54 @@ from behavioral_model.runtime.externs import CounterCell, MeterConfig, TrTcmMete
 from behavioral_model.runtime.tables import ActionCall
 
 from .codec import decode_uint, encode_uint
-from .errors import from_runtime_error, invalid, permission_denied, unimplemented
-from .p4info_index import P4InfoIndex, TableInfo
+from .entrydata import ParamData
+from .errors import from_runtime_error, invalid, permission_denied
+from .p4info_index import ActionProfileInfo, P4InfoIndex, TableInfo
 
 __all__ = [
-    "decode_table_action", "decode_action", "encode_action", "decode_meter_config",
+    "check_scope", "decode_action", "encode_action", "decode_meter_config",
     "encode_meter_config", "make_meter", "decode_counter_data", "encode_counter_data",
 ]
 
 _SCOPE = p4info_pb2.ActionRef
 
 
-def decode_table_action(index: P4InfoIndex, table: TableInfo,
-                        ta: p4runtime_pb2.TableAction, default: bool) -> ActionCall:
-    """The action of a table entry (``default``: of the default entry)."""
-    which = ta.WhichOneof("type")
-    if which is None:
-        raise invalid(f"table '{table.name}': the entry's action is not set")
-    if which != "action":
-        if table.implementation_id:
-            raise unimplemented(
-                f"table '{table.name}' uses an action profile/selector; action profile "
-                "members, groups and one-shot action sets are not supported by this target")
-        raise invalid(f"table '{table.name}' is a direct table: its entries take an "
-                      f"action, not {which}")
-    if table.implementation_id:
-        raise unimplemented(f"table '{table.name}' uses an action profile/selector, which "
-                            "this target does not support")
-    scope = table.scopes.get(ta.action.action_id)
+def check_scope(table: TableInfo | ActionProfileInfo, action_id: int, default: bool,
+                what: str) -> None:
+    """``action_id`` must be one of the table's (or profile's) actions and fit its
+    scope: INVALID_ARGUMENT / PERMISSION_DENIED otherwise."""
+    scope = table.scopes.get(action_id)
     if scope is None:
-        raise invalid(f"table '{table.name}': action id {ta.action.action_id} is not one "
-                      "of its actions")
-    if default and scope == _SCOPE.TABLE_ONLY:
-        raise permission_denied(f"table '{table.name}': action is @tableonly; it cannot "
-                                "be the default action")
-    if not default and scope == _SCOPE.DEFAULT_ONLY:
-        raise permission_denied(f"table '{table.name}': action is @defaultonly; it can "
-                                "only be the default action")
-    return decode_action(index, ta.action)
+        raise invalid(f"{what}: action id {action_id} is not one of its actions")
+    if scope == _SCOPE.TABLE_ONLY and default:
+        raise permission_denied(f"{what}: action is @tableonly; it cannot be the default "
+                                "action")
+    if scope == _SCOPE.DEFAULT_ONLY and not default:
+        raise permission_denied(f"{what}: action is @defaultonly; it can only be the "
+                                "default action")
 
 
-def decode_action(index: P4InfoIndex, action: p4runtime_pb2.Action) -> ActionCall:
-    info = index.action(action.action_id)
+def decode_action(index: P4InfoIndex, action_id: int,
+                  params: Iterable[ParamData]) -> ActionCall:
+    """The call of action ``action_id`` with ``params`` (all of them, each once)."""
+    info = index.action(action_id)
     values: dict[int, int] = {}
-    for p in action.params:
-        param = info.params_by_id.get(p.param_id)
+    by_id = info.params_by_id
+    for param_id, data in params:
+        param = by_id.get(param_id)
         if param is None:
-            raise invalid(f"action '{info.name}': unknown parameter id {p.param_id}")
-        if p.param_id in values:
+            raise invalid(f"action '{info.name}': unknown parameter id {param_id}")
+        if param_id in values:
             raise invalid(f"action '{info.name}': parameter '{param.name}' given twice")
-        values[p.param_id] = decode_uint(p.value, param.bitwidth,
-                                         f"action '{info.name}' parameter '{param.name}'")
-    missing = [p.name for p in info.params if p.id not in values]
-    if missing:
+        value = int.from_bytes(data, "big")
+        if not data or value >> param.bitwidth:
+            decode_uint(data, param.bitwidth,
+                        f"action '{info.name}' parameter '{param.name}'")  # raises
+        values[param_id] = value
+    if len(values) != len(info.params):
+        missing = [p.name for p in info.params if p.id not in values]
         raise invalid(f"action '{info.name}': missing parameter(s) {', '.join(missing)}")
-    return ActionCall(info.name, tuple(values[p.id] for p in info.params))
+    return ActionCall(info.name, tuple([values[p.id] for p in info.params]))
 
 
 def encode_action(index: P4InfoIndex, call: ActionCall,

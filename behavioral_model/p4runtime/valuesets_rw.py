@@ -21,7 +21,7 @@ from behavioral_model.runtime.matches import Exact, FieldMatch, Lpm, Optional_, 
 
 from .context import PipelineContext
 from .errors import already_exists, invalid, not_found, resource_exhausted, unimplemented
-from .fieldmatch import decode_matches, encode_match
+from .fieldmatch import decode_matches, encode_match, match_data
 from .p4info_index import ValueSetInfo
 
 __all__ = ["write_value_set", "read_value_sets", "write_digest", "read_digests"]
@@ -61,7 +61,8 @@ def write_value_set(ctx: PipelineContext, kind: int,
     decoded: list[tuple[FieldMatch | None, ...]] = []
     packed: list[tuple[int, int]] = []
     for member in vse.members:
-        matches = decode_matches(info.fields_by_id, len(info.fields), member.match, owner)
+        matches = decode_matches(info.fields_by_id, len(info.fields),
+                                 [match_data(fm) for fm in member.match], owner)
         if matches in decoded:
             raise already_exists(f"{owner}: the same member is given twice")
         packed.append(_pack(info, matches))

@@ -60,6 +60,7 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenM
         self.w = Writer(self.module)
         self.values = ValueFactory()
         self.env: dict[int, str] = {}
+        self.overrides: dict[int, str] = {}
         self.helpers: list[str] = []
         self.top_actions = {id(d) for d in checked.program.decls
                             if isinstance(d, ast.ActionDecl)}

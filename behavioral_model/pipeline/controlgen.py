@@ -129,8 +129,13 @@ class ControlGenMixin:
             raise P4TypeError(f"unsupported statement {type(s).__name__}", s.loc)
 
     def assign(self, lhs: ast.Expression, rhs: ast.Expression) -> None:
-        value = self.copy_if_composite(self.expr(rhs), rhs)
-        self.store(lhs, value)
+        pre, value = self._captured(rhs)
+        if pre:
+            # Spec 11.1: the l-value is evaluated before the right side, whose inlined
+            # calls may change what a run-time stack index reads.
+            self.spill_indexes(lhs)
+            self.module.lines.extend(pre)
+        self.store(lhs, self.copy_if_composite(value, rhs))
 
     def store(self, lhs: ast.Expression, value: str) -> None:
         """Write `value` (Python code) into the l-value `lhs`."""
@@ -153,7 +158,7 @@ class ControlGenMixin:
                 size = stack_t.size if isinstance(stack_t, StackT) else 0
                 tmp = self.module.fresh("i")
                 self.w.line(f"{tmp} = {self.expr(lhs.index)}")
-                self.w.line(f"if {tmp} < {size}:")
+                self.w.line(f"if 0 <= {tmp} < {size}:")
                 with self.w.indent():
                     self.w.line(f"{self.expr(lhs.base)}.elems[{tmp}]._set({value})")
                 self.w.line("else:")
@@ -272,8 +277,7 @@ class ControlGenMixin:
         """Inline a function body; its `return v` stores v and leaves the wrapper loop."""
         target = call.target
         decl: ast.FunctionDecl = target.decl
-        for p, a in zip(target.params, target.args, strict=True):
-            self.bind_param(p, a)
+        copies = self.bind_params(target.params, target.args)
         ret = self.module.fresh(f"ret_{decl.name}")
         self.w.line(f"{ret} = {self.values.default_expr(call.type)}")
         self.return_vars.append(ret)
@@ -283,42 +287,79 @@ class ControlGenMixin:
                 self.block_stmt(decl.body)
         finally:
             self.return_vars.pop()
+        self.copy_out(copies)
         return ret
 
     def inline_action(self, decl: ast.ActionDecl, args: list[Any],
                       arg_codes: list[str] | None = None) -> None:
         """Inline an action body; `args` are argument expressions or `arg_codes` Python code
         already evaluated (table entry data)."""
+        copies = []
         for i, p in enumerate(decl.params):
             if arg_codes is not None and i < len(arg_codes):
                 name = self.module.fresh(p.name)
                 self.w.line(f"{name} = {arg_codes[i]}")
                 self.env[id(p)] = name
                 continue
-            a = args[i] if i < len(args) else None
-            self.bind_param(p, a)
-        if _has_return(decl.body):
+            copy = self.bind_param(p, args[i] if i < len(args) else None)
+            if copy is not None:
+                copies.append(copy)
+        self.body_with_return(decl.body)
+        self.copy_out(copies)
+
+    def body_with_return(self, body: ast.BlockStatement) -> None:
+        """A callee body; `return` leaves the one-pass loop wrapped around it."""
+        if _has_return(body):
             self.w.line("for _ in _ONCE:")
             with self.w.indent():
-                self.block_stmt(decl.body)
+                self.block_stmt(body)
         else:
-            self.block_stmt(decl.body)
+            self.block_stmt(body)
 
-    def bind_param(self, p: ast.Parameter, a: ast.Expression | None) -> None:
+    def bind_param(self, p: ast.Parameter, a: ast.Expression | None
+                   ) -> tuple[ast.Expression, str] | None:
+        """Bind a callee parameter to its argument (spec 6.8: copy-in/copy-out).
+
+        Headers, structs and stacks are passed by reference (the callee writes through).
+        Scalar out/inout arguments are copied into a local; the returned (argument, local)
+        pair is for `copy_out` after the body, in parameter order."""
         if a is None:
             name = self.module.fresh(p.name)
             self.w.line(f"{name} = {self.values.default_expr(p.type_ref.resolved)}")
             self.env[id(p)] = name
-        elif p.direction in ("out", "inout") and not isinstance(a, ast.DontCareExpr):
-            self.env[id(p)] = self.expr(a)
-        else:
+            return None
+        composite = isinstance(strip(p.type_ref.resolved), StructLike | StackT)
+        if p.direction in ("out", "inout") and not isinstance(a, ast.DontCareExpr):
+            if composite:
+                self.env[id(p)] = self.expr(a)
+                return None
             name = self.module.fresh(p.name)
-            value = self.expr(a) if not isinstance(a, ast.DontCareExpr) else \
+            value = self.expr(a) if p.direction == "inout" else \
                 self.values.default_expr(p.type_ref.resolved)
-            if p.direction == "" and isinstance(strip(p.type_ref.resolved), StructLike):
-                value = self.copy_if_composite(value, a)
             self.w.line(f"{name} = {value}")
             self.env[id(p)] = name
+            return (a, name)
+        name = self.module.fresh(p.name)
+        value = self.expr(a) if not isinstance(a, ast.DontCareExpr) else \
+            self.values.default_expr(p.type_ref.resolved)
+        if p.direction == "" and composite:
+            value = self.copy_if_composite(value, a)
+        self.w.line(f"{name} = {value}")
+        self.env[id(p)] = name
+        return None
+
+    def bind_params(self, params: list[ast.Parameter], args: list[Any]
+                    ) -> list[tuple[ast.Expression, str]]:
+        copies = []
+        for p, a in zip(params, args, strict=False):
+            copy = self.bind_param(p, a)
+            if copy is not None:
+                copies.append(copy)
+        return copies
+
+    def copy_out(self, copies: list[tuple[ast.Expression, str]]) -> None:
+        for arg, name in copies:
+            self.store(arg, name)
 
     def inline_apply(self, call: ast.MethodCallExpr) -> None:
         target = call.target
@@ -332,12 +373,12 @@ class ControlGenMixin:
         if isinstance(decl, ast.ParserDecl):
             self.inline_subparser(decl, call, child)  # type: ignore[attr-defined]
             return
-        for p, a in zip(target.params, target.args, strict=True):
-            self.bind_param(p, a)
+        copies = self.bind_params(target.params, target.args)
         ctor_args = inst_decl.args if isinstance(inst_decl, ast.InstantiationDecl) else []
         for p, a in zip(decl.constructor_params, ctor_args, strict=False):
             self.env[id(p)] = self.expr(a.value)
         self.control_body(child, decl)
+        self.copy_out(copies)
 
     # -- tables -----------------------------------------------------------------------
     def apply_table(self, e: ast.Expression) -> tuple[str, str]:
@@ -395,17 +436,12 @@ class ControlGenMixin:
                 directional = [p for p in adecl.params if p.direction]
                 bound = [a.value for a in ref.args]
                 codes = [f"{args}[{i}]" for i in range(len(adecl.params) - len(directional))]
-                for p, a in zip(directional, bound, strict=False):
-                    self.bind_param(p, a)
+                copies = self.bind_params(directional, bound)
                 rest = adecl.params[len(directional):]
                 for i, p in enumerate(rest):
                     name = self.module.fresh(p.name)
                     self.w.line(f"{name} = {codes[i]}")
                     self.env[id(p)] = name
-                if _has_return(adecl.body):
-                    self.w.line("for _ in _ONCE:")
-                    with self.w.indent():
-                        self.block_stmt(adecl.body)
-                else:
-                    self.block_stmt(adecl.body)
+                self.body_with_return(adecl.body)
+                self.copy_out(copies)
         return hit, action

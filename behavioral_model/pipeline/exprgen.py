@@ -41,6 +41,7 @@ class ExprGenMixin:
     self.values, self.checked, and the statement/extern generators."""
 
     env: dict[int, str]
+    overrides: dict[int, str]  # expressions already evaluated into a local
     checked: Any
     module: Any
     w: Any
@@ -80,6 +81,9 @@ class ExprGenMixin:
 
     # -- expressions ----------------------------------------------------------------
     def expr(self, e: ast.Expression) -> str:
+        spilled = self.overrides.get(id(e))
+        if spilled is not None:
+            return spilled
         t = e.type
         if isinstance(e, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral | ast.UnaryExpr
                       | ast.BinaryExpr | ast.CastExpr | ast.TernaryExpr | ast.SliceExpr):
@@ -161,7 +165,9 @@ class ExprGenMixin:
         idx = self.const_value(e.index)
         if idx is not None:
             return f"{self.expr(e.base)}.elems[{idx}]"
-        return f"{self.expr(e.base)}.elems[{self.expr(e.index)}]"
+        # A run-time index may be out of range (or negative for int<W>): reading gives an
+        # invalid header and writing goes nowhere, instead of a Python IndexError.
+        return f"_stack_elem({self.expr(e.base)}, {self.expr(e.index)})"
 
     def _unary(self, e: ast.UnaryExpr) -> str:
         v = self.expr(e.operand)
@@ -182,7 +188,7 @@ class ExprGenMixin:
         op = e.op
         if op in ("&&", "||"):
             return self._short_circuit(e, self.expr(e.left))
-        a, b = self.expr(e.left), self.expr(e.right)
+        a, b = self.ordered([e.left, e.right])
         t = strip(e.type)
         lt = strip(e.left.type)
         if op in ("==", "!=", "<", ">", "<=", ">="):
@@ -235,6 +241,33 @@ class ExprGenMixin:
         pre = lines[start:]
         del lines[start:]
         return pre, code
+
+    def ordered(self, exprs: list[ast.Expression]) -> list[str]:
+        """Codes of `exprs` evaluated left to right (spec 8.3): when a later operand needs
+        statements (an inlined call with side effects), earlier operands are read into
+        locals first."""
+        codes: list[str] = []
+        for e in exprs:
+            pre, code = self._captured(e)
+            if pre:
+                for i, c in enumerate(codes):
+                    if not c.lstrip("-").isdigit() and c not in ("True", "False"):
+                        tmp = self.module.fresh("ev")
+                        self.w.line(f"{tmp} = {c}")
+                        codes[i] = tmp
+                self.module.lines.extend(pre)
+            codes.append(code)
+        return codes
+
+    def spill_indexes(self, lvalue: ast.Expression) -> None:
+        """Evaluate the run-time stack indexes of an l-value now, into locals."""
+        node = lvalue
+        while isinstance(node, ast.MemberExpr | ast.IndexExpr | ast.SliceExpr):
+            if isinstance(node, ast.IndexExpr) and self.const_value(node.index) is None:
+                tmp = self.module.fresh("ix")
+                self.w.line(f"{tmp} = {self.expr(node.index)}")
+                self.overrides[id(node.index)] = tmp
+            node = node.base
 
     def _replay(self, pre: list[str]) -> None:
         self.module.lines.extend("    " + line for line in pre)
@@ -295,14 +328,16 @@ class ExprGenMixin:
         t = strip(t)
         if isinstance(t, TupleT):
             elems = e.elems if isinstance(e, ast.ListExpr) else [x for _, x in e.fields]
-            return "(" + "".join(self.expr(x) + ", " for x in elems) + ")"
+            return "(" + "".join(c + ", " for c in self.ordered(elems)) + ")"
         if isinstance(t, StructLike):
             if isinstance(e, ast.ListExpr):
                 pairs = list(zip([f for f, _ in t.fields], e.elems, strict=True))
             else:
                 pairs = list(e.fields)
             cls = self.module.constant(self.values.class_for(t), "cls")
-            args = ", ".join(f"{py_name(n)}={self.expr(x)}" for n, x in pairs)
+            codes = self.ordered([x for _, x in pairs])
+            args = ", ".join(f"{py_name(n)}={c}" for (n, _), c in zip(pairs, codes,
+                                                                       strict=True))
             valid = ", _valid=True" if isinstance(t, HeaderT) else ""
             return f"_make({cls}{', ' if args else ''}{args}{valid})"
         raise P4TypeError(f"cannot build a value of type {t}", e.loc)

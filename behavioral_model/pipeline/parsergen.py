@@ -89,11 +89,14 @@ class ParserGenMixin:
         """`p.apply(packet, ...)` in a parser state: the callee's states run in place on
         the same packet cursor; its reject rejects the caller too (spec 12.9)."""
         target = call.target
+        copies = []
         for p, a in zip(target.params, target.args, strict=True):
             if _is_packet_in(p):
                 self.env[id(p)] = "buf"
             else:
-                self.bind_param(p, a)  # type: ignore[attr-defined]
+                copy = self.bind_param(p, a)  # type: ignore[attr-defined]
+                if copy is not None:
+                    copies.append(copy)
         saved = self.block  # type: ignore[has-type]
         self.block = child
         try:
@@ -106,6 +109,7 @@ class ParserGenMixin:
             self.w.line(f"if {var} == -2:")
             with self.w.indent():
                 self.w.line(f"raise _ParserError(pk.parser_error or {no_match})")
+            self.copy_out(copies)  # type: ignore[attr-defined]
         finally:
             self.block = saved
 
@@ -376,8 +380,13 @@ def _extract_source(fn: str, t: HeaderT, varbit: bool, checked: Any) -> str:
         vmax = next(w for _, ft, w in fields if isinstance(ft, VarbitT))
         header_err = checked.error_code("HeaderTooShort") \
             if "HeaderTooShort" in checked.error_members else too_short
-        lines += [f"    if vlen > {vmax}:", f"        raise _ParserError({header_err})",
-                  f"    total = {fixed} + vlen"]
+        lines += [f"    if vlen > {vmax}:", f"        raise _ParserError({header_err})"]
+        if "ParserInvalidArgument" in checked.error_members:
+            # BMv2 extracts whole bytes only: a varbit length that is not a multiple of 8
+            # is ParserInvalidArgument and nothing is consumed.
+            bad_arg = checked.error_code("ParserInvalidArgument")
+            lines += ["    if vlen & 7:", f"        raise _ParserError({bad_arg})"]
+        lines += [f"    total = {fixed} + vlen"]
     else:
         lines.append(f"def {fn}(buf, pos, end, h):")
         lines.append(f"    total = {fixed}")

@@ -65,6 +65,13 @@ def pop_front(stack: HeaderStack, count: int) -> None:
     stack.next_index = max(stack.next_index - count, 0)
 
 
+def stack_elem(stack: HeaderStack, index: int) -> Any:
+    elems = stack.elems
+    if 0 <= index < len(elems):
+        return elems[index]
+    return type(elems[0])()
+
+
 def value_set_match(members: list[tuple[int, int]], value: int) -> bool:
     for v, m in members:
         if value & m == v & m:
@@ -100,6 +107,7 @@ NAMESPACE: dict[str, Any] = {
     "_push_front": push_front,
     "_pop_front": pop_front,
     "_vs_match": value_set_match,
+    "_stack_elem": stack_elem,
     "_hash": hash_value,
     "_checksum": checksum_value,
     "_HeaderStack": HeaderStack,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import logging
 import signal
+import socket
 import sys
 import threading
 import time
@@ -112,6 +113,27 @@ def _load_program(options: SwitchOptions) -> tuple[Any, Any]:
         raise SwitchStartError(f"{path}: program is nested too deeply") from None
 
 
+def check_tcp_address_free(addr: str) -> None:
+    """SwitchStartError if something already listens on ``HOST:PORT``. (gRPC binds
+    with SO_REUSEPORT, so a second switch would otherwise share the port silently.)"""
+    host, _, port_text = addr.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"
+    try:
+        port = int(port_text)
+    except ValueError:
+        return  # not HOST:PORT; gRPC gives its own error
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as error:
+            raise SwitchStartError(f"cannot listen on {addr}: "
+                                   f"{error.strerror or error}") from None
+
+
 def _server_class() -> Any | None:
     """``P4RuntimeServer`` if the P4Runtime server is available."""
     try:
@@ -149,6 +171,8 @@ class SwitchProcess:
         from ..ports.nn import NanomsgPorts
         from ..ports.veth import InterfacePorts
 
+        if opts.grpc_addr:
+            check_tcp_address_free(opts.grpc_addr)
         loaded = _load_program(opts) if opts.program else None
         try:
             tm = TrafficManager(opts.priority_queues, opts.queue_depth, opts.queue_rate_pps)

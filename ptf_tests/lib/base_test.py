@@ -49,7 +49,7 @@ from p4rt_session import (
 )
 from ptf.base_tests import BaseTest
 
-__all__ = ["P4RuntimeTest", "model_only", "P4RuntimeWriteError", "autocleanup"]
+__all__ = ["P4RuntimeTest", "model_only", "P4RuntimeWriteError"]
 
 log = logging.getLogger("ptf_tests")
 
@@ -79,11 +79,6 @@ def model_only(reason: str) -> Callable[[Callable[..., _T]], Callable[..., _T | 
         return run
 
     return wrap
-
-
-def autocleanup(fn: Callable[..., _T]) -> Callable[..., _T]:
-    """Kept for compatibility with p4lang-style tests: cleanup is always automatic."""
-    return fn
 
 
 def _entity_key(entity: p4runtime_pb2.Entity) -> bytes:
@@ -159,12 +154,19 @@ class P4RuntimeTest(BaseTest):
         self._inserted: set[bytes] = set()
         self.session = P4RuntimeSession(self.grpc_addr, self.device_id, (0, 1))
         self.session.connect()
-        push = str(params.get("push", "auto"))
-        cookie = pipeline_cookie(p4info, device_config)
-        if push == "always" or (push == "auto"
-                                and self.session.get_pipeline_cookie() != cookie):
-            log.info("pushing the pipeline (%d bytes of device config)", len(device_config))
-            self.session.set_pipeline(p4info, device_config, cookie)
+        try:
+            push = str(params.get("push", "auto"))
+            cookie = pipeline_cookie(p4info, device_config)
+            if push == "always" or (push == "auto"
+                                    and self.session.get_pipeline_cookie() != cookie):
+                log.info("pushing the pipeline (%d bytes of device config)",
+                         len(device_config))
+                self.session.set_pipeline(p4info, device_config, cookie)
+        except BaseException:
+            # unittest skips tearDown when setUp fails: do not leave the stream open
+            # (the next test's session would find the election id taken).
+            self.session.close()
+            raise
 
     @staticmethod
     def _load_pipeline(p4info_path: str, config_path: str,
