@@ -305,12 +305,14 @@ def test_cli_options_mirror_simple_switch_grpc() -> None:
     opts = parse("prog.p4", "--device-id", "2", "-i", "1@veth0", "--interface", "2@veth2",
                  "--pcap", "--cpu-port", "255", "--grpc-server-addr", "127.0.0.1:1234",
                  "--priority-queues", "8", "--queue-depth", "16", "--queue-rate", "1000",
-                 "-I", "inc", "-D", "X=1")
+                 "-I", "inc", "-D", "X=1", "--port-queue-depth", "3=8",
+                 "--port-queue-rate", "3=100", "--port-queue-rate", "4=5")
     assert opts.program == "prog.p4" and opts.device_id == 2
     assert opts.interfaces == {1: "veth0", 2: "veth2"} and opts.pcap_dir == "."
     assert (opts.cpu_port, opts.grpc_addr) == (255, "127.0.0.1:1234")
     assert (opts.priority_queues, opts.queue_depth, opts.queue_rate_pps) == (8, 16, 1000)
     assert list(opts.include_dirs) == ["inc"] and opts.defines == {"X": "1"}
+    assert opts.port_queue_depths == {3: 8} and opts.port_queue_rates == {3: 100, 4: 5}
 
 
 def test_cli_accepts_bmv2_double_dash() -> None:
@@ -528,3 +530,21 @@ def test_switch_process_reports_start_errors(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "behavioral_model", "switch", str(bad),
                            "--no-grpc"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "bad.p4" in proc.stderr
+
+
+def test_switch_process_applies_queue_settings() -> None:
+    from behavioral_model.switch.process import SwitchOptions, SwitchProcess
+
+    process = SwitchProcess(SwitchOptions(
+        program=str(ROUTER), grpc_addr=None, priority_queues=2, queue_depth=10,
+        queue_rate_pps=50, port_queue_depths={3: 4}, port_queue_rates={3: 7}))
+    process.start()
+    try:
+        tm = process.core.tm
+        assert tm.nb_priorities == 2
+        assert tm.queue_config(1) == (10, 50)
+        assert tm.queue_config(3, 1) == (4, 7)
+        assert process.core.pipeline() is not None
+    finally:
+        process.stop()
+    assert not process.core.running

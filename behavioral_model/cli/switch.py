@@ -42,6 +42,13 @@ def _nonneg(text: str) -> int:
     return value
 
 
+def _port_value(text: str) -> tuple[int, int]:
+    port, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected PORT=VALUE")
+    return _nonneg(port), _nonneg(value)
+
+
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("program", metavar="PROG.p4", nargs="?",
                         help="the P4_16 program to load at start-up (its P4Info is "
@@ -86,6 +93,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
                     help="capacity of every egress queue in packets (default 64)")
     tm.add_argument("--queue-rate", type=_nonneg, default=0, metavar="PPS",
                     help="rate of every egress queue in packets/s (default 0: unlimited)")
+    tm.add_argument("--port-queue-depth", type=_port_value, action="append", default=[],
+                    metavar="PORT=N", help="capacity of the queues of one port; "
+                    "repeatable (bm extension; BMv2 sets this at run time)")
+    tm.add_argument("--port-queue-rate", type=_port_value, action="append", default=[],
+                    metavar="PORT=PPS", help="rate of the queues of one port; repeatable "
+                    "(bm extension)")
     ctl = parser.add_argument_group("control")
     ctl.add_argument("--grpc-server-addr", default="0.0.0.0:9559", metavar="HOST:PORT",
                      help="P4Runtime server address (default 0.0.0.0:9559)")
@@ -175,6 +188,8 @@ def options_from_args(args: argparse.Namespace) -> object:
         grpc_addr=None if args.no_grpc else args.grpc_server_addr,
         priority_queues=args.priority_queues, queue_depth=args.queue_depth,
         queue_rate_pps=args.queue_rate, dump_packet_data=args.dump_packet_data,
+        port_queue_depths=dict(args.port_queue_depth),
+        port_queue_rates=dict(args.port_queue_rate),
         enforce_ports=args.enforce_ports,
     )
 

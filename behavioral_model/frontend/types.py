@@ -255,7 +255,8 @@ class ValueSetT(NamedType):
 
 
 def width_of(t: Type) -> int | None:
-    """Width in bits of a fixed-width value type (bit/int/bool/serializable enum/newtype)."""
+    """Width in bits of a fixed-width value type: bit/int/bool/serializable enum/newtype,
+    and headers, structs and tuples of them; None for anything else."""
     if isinstance(t, BitT):
         return t.width
     if isinstance(t, BoolT):
@@ -264,9 +265,9 @@ def width_of(t: Type) -> int | None:
         return t.underlying.width
     if isinstance(t, NewT):
         return width_of(t.base)
-    if isinstance(t, HeaderT | StructT):
+    if isinstance(t, HeaderT | StructT | TupleT):
         total = 0
-        for _, ft in t.fields:
+        for ft in (t.elems if isinstance(t, TupleT) else [ft for _, ft in t.fields]):
             w = width_of(ft)
             if w is None:
                 return None

@@ -21,7 +21,7 @@ from .context import PipelineContext
 from .entrydata import EntryData
 from .errors import P4RTError, from_runtime_error, invalid, unimplemented
 
-__all__ = ["apply_update", "apply_entry_update", "read_entity", "safe"]
+__all__ = ["apply_update", "apply_entry_update", "read_entity", "safe", "internal_error"]
 
 log = logging.getLogger("behavioral_model.p4runtime")
 
@@ -118,6 +118,12 @@ def safe(fn: Callable[[], Any], what: str) -> tuple[Any, P4RTError | None]:
     except P4RTError as err:
         return None, err
     except Exception as err:  # noqa: BLE001 - a bug must not take the server down
-        log.exception("internal error in %s", what)
-        return None, P4RTError(code_pb2.INTERNAL,
-                               f"internal error in {what}: {type(err).__name__}: {err}")
+        return None, internal_error(err, what)
+
+
+def internal_error(err: Exception, what: str) -> P4RTError:
+    """INTERNAL for an unexpected exception (logged with its traceback); call from the
+    ``except`` block."""
+    log.exception("internal error in %s", what)
+    return P4RTError(code_pb2.INTERNAL,
+                     f"internal error in {what}: {type(err).__name__}: {err}")

@@ -11,6 +11,11 @@ one lock and touch the device state only while holding ``target.lock``. Every re
 is logged at debug level on the ``behavioral_model.p4runtime`` logger. Bad requests get
 gRPC errors; an unexpected exception becomes INTERNAL and is logged, never propagated.
 
+``Write`` takes the request bytes from gRPC undecoded: the common table-entry updates
+are decoded by the hand-written decoder in ``wire`` (protobuf 3.20 is pure Python
+here, and building message objects would dominate the cost of a batch), everything
+else by protobuf. Both feed the same handlers, so the semantics are the same.
+
 Status codes follow the P4Runtime spec: a failed ``Write`` batch answers UNKNOWN with
 one ``p4.v1.Error`` per update in ``grpc-status-details-bin``; RPC-wide problems
 (unknown device: NOT_FOUND, not the primary: PERMISSION_DENIED, no pipeline yet:
@@ -28,6 +33,7 @@ from importlib import metadata
 from typing import Any, NoReturn
 
 import grpc
+from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
@@ -37,13 +43,14 @@ from . import pipeline_config
 from .arbitration import Arbiter, election_id_of
 from .context import PipelineContext
 from .digests import DigestManager
-from .entities import apply_update, read_entity, safe
+from .entities import apply_entry_update, apply_update, internal_error, read_entity, safe
 from .errors import (
     STATUS_DETAILS_KEY,
     P4RTError,
     batch_status,
     failed_precondition,
     grpc_code,
+    invalid,
     not_found,
     permission_denied,
     unimplemented,
@@ -51,6 +58,7 @@ from .errors import (
 from .p4info_index import P4InfoIndex, P4InfoMismatch
 from .stream import StreamHandler, StreamSession, encode_packet_in
 from .target import P4RuntimeTarget
+from .wire import FastWrite, decode_write_request
 
 __all__ = ["P4RuntimeServer", "API_VERSION"]
 
@@ -88,7 +96,10 @@ class P4RuntimeServer:
             ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="p4rt"),
             options=[("grpc.max_receive_message_length", _MAX_MESSAGE),
                      ("grpc.max_send_message_length", _MAX_MESSAGE)])
-        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(_Servicer(self), self._server)
+        servicer = _Servicer(self)
+        # First: Write with the raw request bytes (see ``wire``); then the service.
+        self._server.add_generic_rpc_handlers((_RawWriteHandler(servicer),))
+        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(servicer, self._server)
         self.port = self._server.add_insecure_port(address)
         if not self.port:
             raise OSError(f"P4Runtime server: cannot listen on {address}")
@@ -185,23 +196,55 @@ class P4RuntimeServer:
                 f"{election_id}); open a StreamChannel and win the arbitration first")
 
     # -- RPC bodies ---------------------------------------------------------------------
-    def write(self, request: p4runtime_pb2.WriteRequest) -> list[P4RTError | None]:
-        self.check_primary(request.device_id, _role(request), election_id_of(request))
+    def write(self, request: p4runtime_pb2.WriteRequest | FastWrite
+              ) -> list[P4RTError | None]:
+        """Apply a Write (a protobuf request, or one decoded by ``wire``); returns one
+        error or None per update."""
+        if isinstance(request, FastWrite):
+            election_id = request.election_id
+        else:
+            election_id = election_id_of(request)
+        self.check_primary(request.device_id, _role(request), election_id)
         with self._lock:
             ctx = self._working_context()
             if request.atomicity != p4runtime_pb2.WriteRequest.CONTINUE_ON_ERROR:
                 raise unimplemented(
                     f"atomicity {p4runtime_pb2.WriteRequest.Atomicity.Name(request.atomicity)}"
                     " is not supported; use CONTINUE_ON_ERROR")
-            errors: list[P4RTError | None] = []
             staged = self.staged
+            errors: list[P4RTError | None] = []
+            add = errors.append
             with self.target.lock:
                 for update in request.updates:
-                    _, err = safe(lambda u=update: apply_update(ctx, u), "Write")
-                    errors.append(err)
-                    if err is None and staged is not None:
-                        staged.updates.append(update)
+                    try:
+                        if update.__class__ is tuple:
+                            kind, entry = update  # type: ignore[misc]
+                            apply_entry_update(ctx, kind, entry)
+                        else:
+                            apply_update(ctx, update)  # type: ignore[arg-type]
+                    except P4RTError as err:
+                        add(err)
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - INTERNAL, logged
+                        add(internal_error(exc, "Write"))
+                        continue
+                    add(None)
+                    if staged is not None:
+                        staged.updates.append(update)  # type: ignore[arg-type]
             return errors
+
+    def write_bytes(self, data: bytes) -> list[P4RTError | None]:
+        """``write`` for a serialized WriteRequest."""
+        with self._lock:  # so ``staged`` cannot change between decoding and applying
+            request: p4runtime_pb2.WriteRequest | FastWrite | None = None
+            try:
+                if self.staged is None:  # staged Writes are kept as protobuf messages
+                    request = decode_write_request(data)
+                if request is None:
+                    request = p4runtime_pb2.WriteRequest.FromString(data)
+            except (DecodeError, ValueError) as err:
+                raise invalid(f"malformed WriteRequest: {err}") from None
+            return self.write(request)
 
     def read(self, request: p4runtime_pb2.ReadRequest
              ) -> Iterator[p4runtime_pb2.ReadResponse | list[P4RTError | None]]:
@@ -229,6 +272,21 @@ class P4RuntimeServer:
 
 def _role(request: Any) -> str:
     return request.role or (str(request.role_id) if request.role_id else "")
+
+
+class _RawWriteHandler(grpc.GenericRpcHandler):
+    """``/p4.v1.P4Runtime/Write`` with the request bytes left undecoded."""
+
+    def __init__(self, servicer: _Servicer) -> None:
+        self._handler = grpc.unary_unary_rpc_method_handler(
+            servicer.WriteBytes, request_deserializer=None,
+            response_serializer=p4runtime_pb2.WriteResponse.SerializeToString)
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails
+                ) -> grpc.RpcMethodHandler | None:
+        if handler_call_details.method == "/p4.v1.P4Runtime/Write":  # type: ignore[attr-defined]
+            return self._handler
+        return None
 
 
 class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
@@ -277,11 +335,23 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
     def Write(self, request: p4runtime_pb2.WriteRequest,
               context: grpc.ServicerContext) -> p4runtime_pb2.WriteResponse:
         log.debug("Write from %s: %d update(s)", context.peer(), len(request.updates))
-        errors = self._guard("Write", context, lambda: self.s.write(request))
+        return self._write_done(context, self._guard("Write", context,
+                                                     lambda: self.s.write(request)))
+
+    def WriteBytes(self, data: bytes, context: grpc.ServicerContext
+                   ) -> p4runtime_pb2.WriteResponse:
+        """Write, served from the serialized request (registered ahead of Write)."""
+        log.debug("Write from %s: %d bytes", context.peer(), len(data))
+        return self._write_done(context, self._guard("Write", context,
+                                                     lambda: self.s.write_bytes(data)))
+
+    def _write_done(self, context: grpc.ServicerContext,
+                    errors: list[P4RTError | None]) -> p4runtime_pb2.WriteResponse:
         if any(e is not None for e in errors):
             status = batch_status(errors, "Write")
             log.debug("Write -> %s", status.message)
             _abort_with_details(context, status)
+        log.debug("Write -> OK, %d update(s)", len(errors))
         return p4runtime_pb2.WriteResponse()
 
     def Read(self, request: p4runtime_pb2.ReadRequest,

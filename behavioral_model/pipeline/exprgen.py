@@ -17,19 +17,15 @@ from ..frontend.types import (
     HeaderT,
     HeaderUnionT,
     IntT,
-    NewT,
     StackT,
     StructLike,
     TupleT,
     Type,
+    strip_newtype,
 )
 from .values import py_name
 
-
-def strip(t: Type) -> Type:
-    while isinstance(t, NewT):
-        t = t.base
-    return t
+strip = strip_newtype
 
 
 def mask(width: int) -> int:

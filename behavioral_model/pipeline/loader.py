@@ -15,7 +15,7 @@ from ..frontend.naming import (
     qualify,
     table_property_instance,
 )
-from ..frontend.types import BitT, BoolT, EnumT, ErrorT, ExternT, Type
+from ..frontend.types import BitT, EnumT, ErrorT, ExternT, Type, width_of
 from ..runtime.action_profiles import ActionProfile
 from ..runtime.externs import CounterArray, CounterKind, MeterArray, MeterKind, RegisterArray
 from ..runtime.matches import Exact, KeyField, Lpm, MatchKind, Optional_, Range, Ternary
@@ -28,14 +28,11 @@ ANNOTATED_PRIORITY_BASE = 1 << 24
 
 
 def key_width(t: Type) -> int:
-    t = strip(t)
-    if isinstance(t, BitT):
-        return t.width
-    if isinstance(t, BoolT):
-        return 1
-    if isinstance(t, EnumT) and t.underlying is not None:
-        return t.underlying.width
-    if isinstance(t, ErrorT | EnumT):
+    """Width of a table key or register cell; error and plain enums count as 32 bits."""
+    width = width_of(t)
+    if width is not None:
+        return width
+    if isinstance(strip(t), ErrorT | EnumT):
         return 32
     raise P4TypeError(f"cannot match on a value of type {t}", None)
 

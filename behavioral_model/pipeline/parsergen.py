@@ -16,15 +16,13 @@ from ..frontend.errors import P4TypeError
 from ..frontend.types import (
     BitT,
     BoolT,
-    EnumT,
     HeaderT,
     HeaderUnionT,
     StackT,
-    StructLike,
     StructT,
-    TupleT,
     Type,
     VarbitT,
+    width_of,
 )
 from .exprgen import mask, strip
 from .values import py_name
@@ -327,18 +325,10 @@ def _int(v: Any) -> int:
 
 
 def _fixed_width(t: Type) -> int:
-    if isinstance(t, BitT):
-        return t.width
-    if isinstance(t, BoolT):
-        return 1
-    if isinstance(t, EnumT) and t.underlying is not None:
-        return t.underlying.width
-    if isinstance(t, HeaderT):
-        return t.width_bits()
-    if isinstance(t, StructLike | TupleT):
-        fields = t.fields if isinstance(t, StructLike) else [("", e) for e in t.elems]
-        return sum(_fixed_width(strip(ft)) for _, ft in fields)
-    raise P4TypeError(f"type {t} has no fixed width", None)
+    width = width_of(t)
+    if width is None:
+        raise P4TypeError(f"type {t} has no fixed width", None)
+    return width
 
 
 def _leaf_fields(t: HeaderT) -> list[tuple[str, Type, int]]:

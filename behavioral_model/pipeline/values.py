@@ -17,13 +17,13 @@ from ..frontend.types import (
     EnumT,
     HeaderT,
     HeaderUnionT,
-    NewT,
     StackT,
     StructLike,
     StructT,
     TupleT,
     Type,
     VarbitT,
+    strip_newtype,
 )
 
 
@@ -154,10 +154,7 @@ class ValueFactory:
         return cls
 
 
-def _strip(t: Type) -> Type:
-    while isinstance(t, NewT):
-        t = t.base
-    return t
+_strip = strip_newtype
 
 
 def flatten_fields(t: Type) -> list[tuple[str, Type]]:

@@ -63,6 +63,8 @@ class SwitchOptions:
     priority_queues: int = 1
     queue_depth: int = DEFAULT_QUEUE_DEPTH
     queue_rate_pps: int = 0
+    port_queue_depths: dict[int, int] = field(default_factory=dict)
+    port_queue_rates: dict[int, int] = field(default_factory=dict)
     dump_packet_data: int = 0
     enforce_ports: bool = False
 
@@ -176,6 +178,10 @@ class SwitchProcess:
         loaded = _load_program(opts) if opts.program else None
         try:
             tm = TrafficManager(opts.priority_queues, opts.queue_depth, opts.queue_rate_pps)
+            for port, depth in opts.port_queue_depths.items():
+                tm.set_queue_depth(port, depth)
+            for port, rate in opts.port_queue_rates.items():
+                tm.set_queue_rate(port, rate)
             pcap = None
             if opts.pcap_dir is not None:
                 pcap = PcapRecorder(opts.pcap_dir, names=dict(opts.interfaces))
