@@ -47,12 +47,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# gRPC core logs an INFO line when a server it was connected to shuts down.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 sys.path.insert(0, str(ROOT / "ptf_tests" / "lib"))
 
 import pynng  # noqa: E402
 from p4.v1 import p4runtime_pb2  # noqa: E402
 from p4info_helper import P4InfoHelper  # noqa: E402
-from p4rt_session import P4RuntimeSession, P4RuntimeWriteError, update  # noqa: E402
+from p4rt_session import (  # noqa: E402
+    P4RuntimeSession,
+    P4RuntimeSessionError,
+    P4RuntimeWriteError,
+    update,
+)
 
 from behavioral_model.frontend.p4info import generate_p4info  # noqa: E402
 from behavioral_model.p4runtime.device_config import make_bundle  # noqa: E402
@@ -419,10 +426,16 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     with tempfile.TemporaryDirectory(prefix="bench_switch-") as tmp:
         workdir = Path(tmp)
-        if args.only in (None, "writes"):
-            ok &= bench_writes(workdir, entries, args.batch)
-        if args.only in (None, "packets"):
-            ok &= bench_packets(workdir, packets, warmup)
+        benches = [("a", lambda: bench_writes(workdir, entries, args.batch)),
+                   ("b", lambda: bench_packets(workdir, packets, warmup))]
+        for label, bench in benches:
+            if args.only not in (None, {"a": "writes", "b": "packets"}[label]):
+                continue
+            try:
+                ok &= bench()
+            except (P4RuntimeWriteError, P4RuntimeSessionError) as error:
+                print(f"({label}) FAILED: {error}")
+                ok = False
         if not ok:
             log = (workdir / "switch.log")
             if log.exists():

@@ -8,7 +8,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/run_ptf.sh [--target bm|bmv2] [--platform nn|eth] [--p4 PROG.p4]
                           [-I DIR]... [--test-dir DIR] [--ports N] [--veth-name NAME]
-                          [--keep]
+                          [--param KEY=VALUE]... [--keep]
                           [--log-level LEVEL] [TEST...] [-- PTF-ARG...]
 
 Start a P4Runtime target, run a PTF suite against it, tear the target down.
@@ -31,6 +31,9 @@ Start a P4Runtime target, run a PTF suite against it, tear the target down.
   --test-dir DIR  the PTF tests (default ptf_tests/smoke); ptf_tests/lib is on the
                   path, so tests can `from base_test import P4RuntimeTest`.
   --ports N       data ports 0..N-1 (default 8).
+  --param K=V     an extra PTF test parameter (a Python literal), e.g.
+                  --param canonical=False (full-width byte strings) or
+                  --param push="'always'"; see ptf_tests/lib/base_test.py.
   --keep          keep the work folder (P4Info, device config, switch and PTF logs).
   --log-level L   the target's log level (default info; debug traces every packet).
   TEST...         PTF test specs (e.g. smoke.PacketOutTest); default: all.
@@ -48,6 +51,7 @@ P4="$ROOT/tests/p4/ptf_smoke.p4"
 TEST_DIR="$ROOT/ptf_tests/smoke"
 NPORTS=8
 VETH=veth
+EXTRA_PARAMS=""
 KEEP=0
 LOG_LEVEL=info
 INCLUDES=()
@@ -70,6 +74,7 @@ while [[ $# -gt 0 ]]; do
         --ports) NPORTS="${2:?--ports needs a value}"; shift 2 ;;
         --veth-name) VETH="${2:?--veth-name needs a value}"; shift 2 ;;
         --keep) KEEP=1; shift ;;
+        --param) EXTRA_PARAMS+=";${2:?--param needs KEY=VALUE}"; shift 2 ;;
         --log-level) LOG_LEVEL="${2:?--log-level needs a value}"; shift 2 ;;
         --) shift; PTF_EXTRA=("$@"); break ;;
         -*) echo "run_ptf.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -101,8 +106,13 @@ export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/run_ptf.XXXXXX")"
 SWITCH_PID=""
+PTF_PID=""
 cleanup() {
     local status=$?
+    if [[ -n "$PTF_PID" ]] && kill -0 "$PTF_PID" 2>/dev/null; then
+        kill -TERM "$PTF_PID" 2>/dev/null || true
+        wait "$PTF_PID" 2>/dev/null || true
+    fi
     if [[ -n "$SWITCH_PID" ]] && kill -0 "$SWITCH_PID" 2>/dev/null; then
         kill -TERM "$SWITCH_PID" 2>/dev/null || true
         for _ in $(seq 100); do
@@ -224,11 +234,16 @@ echo "run_ptf.sh: target $TARGET (pid $SWITCH_PID) answers on $GRPC_ADDR; packet
 
 # -- run PTF ----------------------------------------------------------------------------
 INC_PARAM="$(IFS=:; echo "${INCLUDES[*]:-}")"
-TEST_PARAMS="grpcaddr='$GRPC_ADDR';p4info='$P4INFO';config='$CONFIG';config_include='$INC_PARAM';device_id=0;cpu_port=$CPU_PORT;target='$TARGET'"
+TEST_PARAMS="grpcaddr='$GRPC_ADDR';p4info='$P4INFO';config='$CONFIG';config_include='$INC_PARAM';device_id=0;cpu_port=$CPU_PORT;target='$TARGET'$EXTRA_PARAMS"
 status=0
+# In the background, so that a signal reaches our traps at once (bash runs traps only
+# after a foreground child ends); cleanup stops it.
 "$PTF" --test-dir "$TEST_DIR" --pypath "$ROOT/ptf_tests/lib" --pypath "$ROOT" \
     "${PTF_PORT_ARGS[@]}" --test-params "$TEST_PARAMS" \
-    --log-file "$WORK/ptf.log" "${PTF_EXTRA[@]}" "${TESTS[@]}" || status=$?
+    --log-file "$WORK/ptf.log" "${PTF_EXTRA[@]}" "${TESTS[@]}" </dev/null &
+PTF_PID=$!
+wait "$PTF_PID" || status=$?
+PTF_PID=""
 
 if ! kill -0 "$SWITCH_PID" 2>/dev/null; then
     echo "run_ptf.sh: the target died during the tests" >&2

@@ -321,6 +321,35 @@ class ExitStatement(Statement):
 
 
 @dataclass(eq=False, kw_only=True)
+class ForStatement(Statement):
+    """`for (init; cond; updates) body` (spec 1.2.5); init may declare variables."""
+
+    init: list[Any] = field(default_factory=list)
+    cond: Expression | None = None
+    updates: list[Statement] = field(default_factory=list)
+    body: Statement = field(default_factory=lambda: EmptyStatement())
+
+
+@dataclass(eq=False, kw_only=True)
+class ForInStatement(Statement):
+    """`for (T x in lo .. hi)` (iterable a RangeExpr) or `for (T x in list)`."""
+
+    var: VariableDecl
+    iterable: Expression
+    body: Statement
+
+
+@dataclass(eq=False, kw_only=True)
+class BreakStatement(Statement):
+    pass
+
+
+@dataclass(eq=False, kw_only=True)
+class ContinueStatement(Statement):
+    pass
+
+
+@dataclass(eq=False, kw_only=True)
 class ReturnStatement(Statement):
     value: Expression | None = None
 

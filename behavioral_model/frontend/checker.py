@@ -64,6 +64,7 @@ class Checker:
         self._in_action = False
         self._in_parser = False
         self._in_function = False
+        self._loop_depth = 0
 
     # -- program --------------------------------------------------------------------
     def run(self) -> CheckedProgram:
@@ -184,10 +185,10 @@ class Checker:
                     f"action {decl.name}: directional parameter '{p.name}' after a "
                     "directionless one", p.loc)
         self._params(decl.params, inner)
-        saved = self._in_action, self._return_type
-        self._in_action, self._return_type = True, VoidT()
+        saved = self._in_action, self._return_type, self._loop_depth
+        self._in_action, self._return_type, self._loop_depth = True, VoidT(), 0
         self._block(decl.body, inner)
-        self._in_action, self._return_type = saved
+        self._in_action, self._return_type, self._loop_depth = saved
 
     def _function(self, decl: ast.FunctionDecl, scope: Scope) -> None:
         inner = self._generic_scope(scope, decl.type_params, decl).child("function")
@@ -414,6 +415,12 @@ class Checker:
                 self._statement(stmt.else_, scope.child())
         elif isinstance(stmt, ast.SwitchStatement):
             self._switch(stmt, scope)
+        elif isinstance(stmt, ast.ForStatement | ast.ForInStatement):
+            self._loop(stmt, scope)
+        elif isinstance(stmt, ast.BreakStatement | ast.ContinueStatement):
+            if not self._loop_depth:
+                word = "break" if isinstance(stmt, ast.BreakStatement) else "continue"
+                raise P4TypeError(f"{word} outside a loop", stmt.loc)
         elif isinstance(stmt, ast.ReturnStatement):
             self._return(stmt, scope)
         elif isinstance(stmt, ast.ExitStatement):
@@ -432,6 +439,38 @@ class Checker:
                               "or a parser state; declare it with the block's locals", stmt.loc)
         else:
             raise P4TypeError(f"{type(stmt).__name__} is not allowed here", stmt.loc)
+
+    def _loop(self, stmt: ast.ForStatement | ast.ForInStatement, scope: Scope) -> None:
+        if self._in_parser:
+            raise P4TypeError("loops are not allowed in a parser state", stmt.loc)
+        inner = scope.child("loop")
+        if isinstance(stmt, ast.ForStatement):
+            for item in stmt.init:
+                self._statement(item, inner)
+            if stmt.cond is not None:
+                ct = self.exprs.check(stmt.cond, inner)
+                if not isinstance(ct, BoolT):
+                    raise P4TypeError(f"loop condition must be bool, got {ct}", stmt.cond.loc)
+            for item in stmt.updates:
+                self._statement(item, inner)
+        else:
+            t = self.exprs.resolver.resolve(stmt.var.type_ref, inner)
+            it = stmt.iterable
+            if isinstance(it, ast.RangeExpr):
+                self.exprs.check(it, inner, t)
+            elif isinstance(it, ast.ListExpr):
+                for e in it.elems:
+                    self.exprs.check(e, inner, t)
+                it.type = TupleT(tuple(t for _ in it.elems))
+            else:
+                raise P4TypeError("a for-in loop iterates over 'lo .. hi' or a list "
+                                  "{a, b, ...}", it.loc)
+            inner.declare(stmt.var.name, stmt.var, stmt.var.loc)
+        self._loop_depth += 1
+        try:
+            self._statement(stmt.body, inner.child())
+        finally:
+            self._loop_depth -= 1
 
     def _return(self, stmt: ast.ReturnStatement, scope: Scope) -> None:
         if self._in_parser:

@@ -46,8 +46,9 @@ class BadToken(Token):
 KEYWORDS: dict[str, str] = {
     kw: kw.upper()
     for kw in (
-        "abstract action actions apply bool bit const control default else entries enum "
-        "error exit extern false header header_union if in inout int key match_kind out "
+        "abstract action actions apply bool bit break const continue control default else "
+        "entries enum error exit extern false for header header_union if in inout int key "
+        "match_kind out "
         "package parser return select state string struct switch table transition true "
         "tuple type typedef varbit void"
     ).split()

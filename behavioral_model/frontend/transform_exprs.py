@@ -78,6 +78,51 @@ class StatementRules(Transformer):
     def exit_stmt(self, kw: Token, _semi: Token) -> ast.ExitStatement:
         return ast.ExitStatement(loc=loc_of(kw))
 
+    def for_stmt(self, kw: Token, _lp: Token, init: list | None, _s1: Token,
+                 cond: ast.Expression | None, _s2: Token, updates: list | None,
+                 body: ast.Statement) -> ast.ForStatement:
+        return ast.ForStatement(init=init or [], cond=cond, updates=updates or [], body=body,
+                                loc=loc_of(kw))
+
+    def for_range_stmt(self, kw: Token, _lp: Token, type_ref: ast.TypeRef, name: Token,
+                       _in: Token, low: ast.Expression, _range: Token, high: ast.Expression,
+                       body: ast.Statement) -> ast.ForInStatement:
+        var = ast.VariableDecl(name=str(name), type_ref=type_ref, loc=loc_of(name))
+        iterable = ast.RangeExpr(low=low, high=high, loc=low.loc)
+        return ast.ForInStatement(var=var, iterable=iterable, body=body, loc=loc_of(kw))
+
+    def for_in_stmt(self, kw: Token, _lp: Token, type_ref: ast.TypeRef, name: Token,
+                    _in: Token, iterable: ast.Expression, body: ast.Statement
+                    ) -> ast.ForInStatement:
+        var = ast.VariableDecl(name=str(name), type_ref=type_ref, loc=loc_of(name))
+        return ast.ForInStatement(var=var, iterable=iterable, body=body, loc=loc_of(kw))
+
+    def for_items(self, *items: Any) -> list:
+        return list(items)
+
+    def for_var(self, type_ref: ast.TypeRef, name: Token, value: ast.Expression
+                ) -> ast.VariableDecl:
+        return ast.VariableDecl(name=str(name), type_ref=type_ref, init=value,
+                                loc=type_ref.loc)
+
+    def for_assign(self, lhs: ast.Expression, value: ast.Expression
+                   ) -> ast.AssignmentStatement:
+        return ast.AssignmentStatement(lhs=lhs, rhs=value, loc=lhs.loc)
+
+    def for_compound(self, lhs: ast.Expression, op: Token, value: ast.Expression
+                     ) -> ast.AssignmentStatement:
+        return self.compound_assignment(lhs, op, value, op)
+
+    def for_call(self, func: ast.Expression, type_args: list[ast.TypeRef] | None,
+                 _lp: Token, args: list[ast.Argument]) -> ast.MethodCallStatement:
+        return self.call_stmt(func, type_args, _lp, args, _lp)
+
+    def break_stmt(self, kw: Token, _semi: Token) -> ast.BreakStatement:
+        return ast.BreakStatement(loc=loc_of(kw))
+
+    def continue_stmt(self, kw: Token, _semi: Token) -> ast.ContinueStatement:
+        return ast.ContinueStatement(loc=loc_of(kw))
+
     def switch_stmt(self, kw: Token, _lp: Token, expr: ast.Expression, _lb: Token,
                     *cases: ast.SwitchCase) -> ast.SwitchStatement:
         return ast.SwitchStatement(expr=expr, cases=list(cases), loc=loc_of(kw))

@@ -66,6 +66,7 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenM
                             if isinstance(d, ast.ActionDecl)}
         self.block: BlockInstance = BlockInstance(None, "")
         self.return_vars: list[str] = []
+        self.loops: list[tuple[str, str]] = []
 
     def compile(self) -> CompiledProgram:
         blocks = self.checked.package_blocks

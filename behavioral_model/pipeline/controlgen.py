@@ -29,6 +29,8 @@ def _has_return(node: Any) -> bool:
         return True
     if isinstance(node, ast.BlockStatement):
         return any(_has_return(s) for s in node.stmts)
+    if isinstance(node, ast.ForStatement | ast.ForInStatement):
+        return _has_return(node.body)
     if isinstance(node, ast.IfStatement):
         return _has_return(node.then) or (node.else_ is not None and _has_return(node.else_))
     if isinstance(node, ast.SwitchStatement):
@@ -45,6 +47,7 @@ class ControlGenMixin:
     block: BlockInstance
     top_actions: set[int]
     return_vars: list[str]
+    loops: list[tuple[str, str]]  # (break flag, return flag) of the enclosing loops
 
     # -- control functions ------------------------------------------------------------
     def gen_control(self, inst: BlockInstance, pyname: str) -> None:
@@ -63,8 +66,8 @@ class ControlGenMixin:
                 self.w.line("pass")
 
     def control_body(self, inst: BlockInstance, decl: ast.ControlDecl) -> None:
-        saved = self.block
-        self.block = inst
+        saved, saved_loops = self.block, self.loops
+        self.block, self.loops = inst, []
         try:
             for local in decl.locals:
                 if isinstance(local, ast.VariableDecl):
@@ -76,7 +79,7 @@ class ControlGenMixin:
             else:
                 self.block_stmt(decl.body)
         finally:
-            self.block = saved
+            self.block, self.loops = saved, saved_loops
 
     def declare_variable(self, decl: ast.VariableDecl) -> None:
         name = self.module.fresh(decl.name)
@@ -118,6 +121,18 @@ class ControlGenMixin:
         elif isinstance(s, ast.ReturnStatement):
             if s.value is not None:
                 self.w.line(f"{self.return_vars[-1]} = {self.expr(s.value)}")
+            if self.loops:
+                # Leave every loop of this callee: mark the innermost, whose exit code
+                # passes the mark outwards (see `loop`).
+                brk, ret = self.loops[-1]
+                self.w.line(f"{brk} = {ret} = True")
+            self.w.line("break")
+        elif isinstance(s, ast.ForStatement | ast.ForInStatement):
+            self.loop(s)
+        elif isinstance(s, ast.BreakStatement):
+            self.w.line(f"{self.loops[-1][0]} = True")
+            self.w.line("break")
+        elif isinstance(s, ast.ContinueStatement):
             self.w.line("break")
         elif isinstance(s, ast.EmptyStatement):
             self.w.line("pass")
@@ -127,6 +142,55 @@ class ControlGenMixin:
             pass  # constants are folded where they are used
         else:
             raise P4TypeError(f"unsupported statement {type(s).__name__}", s.loc)
+
+    def loop(self, s: ast.ForStatement | ast.ForInStatement) -> None:
+        """A P4 loop as `while True:` around a one-pass `for` holding the body, so that
+        `continue` (leave the one-pass loop) still runs the updates; `break` and `return`
+        set flags the while loop checks (spec 1.2.5, 11.7)."""
+        brk, ret = self.module.fresh("brk"), self.module.fresh("ret")
+        self.w.line(f"{brk} = {ret} = False")
+        if isinstance(s, ast.ForInStatement):
+            values = self.module.fresh("it")
+            it = s.iterable
+            if isinstance(it, ast.RangeExpr):
+                low, high = self.expr(it.low), self.expr(it.high)
+                self.w.line(f"{values} = iter(range({low}, {high} + 1))")
+            else:
+                self.w.line(f"{values} = iter({self.expr(it)})")
+            var = self.module.fresh(s.var.name)
+            self.env[id(s.var)] = var
+            head, updates = f"{var} = next({values}, None)", []
+            cond = f"{var} is not None"
+        else:
+            for item in s.init:
+                self.statement(item)
+            head, updates, cond = None, s.updates, None
+        self.w.line("while True:")
+        with self.w.indent():
+            if head is not None:
+                self.w.line(head)
+            if cond is None and s.cond is not None:
+                pre, cond = self._captured(s.cond)
+                self.module.lines.extend(pre)
+            if cond is not None:
+                self.w.line(f"if not ({cond}):")
+                self.w.line("    break")
+            self.loops.append((brk, ret))
+            self.w.line("for _ in _ONCE:")
+            with self.w.indent():
+                self.statement(s.body)
+            self.loops.pop()
+            self.w.line(f"if {brk}:")
+            self.w.line("    break")
+            for item in updates:
+                self.statement(item)
+        if _has_return(s.body):
+            self.w.line(f"if {ret}:")
+            with self.w.indent():
+                if self.loops:
+                    outer_brk, outer_ret = self.loops[-1]
+                    self.w.line(f"{outer_brk} = {outer_ret} = True")
+                self.w.line("break")
 
     def assign(self, lhs: ast.Expression, rhs: ast.Expression) -> None:
         pre, value = self._captured(rhs)
@@ -281,12 +345,14 @@ class ControlGenMixin:
         ret = self.module.fresh(f"ret_{decl.name}")
         self.w.line(f"{ret} = {self.values.default_expr(call.type)}")
         self.return_vars.append(ret)
+        saved_loops, self.loops = self.loops, []
         try:
             self.w.line("for _ in _ONCE:")
             with self.w.indent():
                 self.block_stmt(decl.body)
         finally:
             self.return_vars.pop()
+            self.loops = saved_loops
         self.copy_out(copies)
         return ret
 
@@ -308,13 +374,18 @@ class ControlGenMixin:
         self.copy_out(copies)
 
     def body_with_return(self, body: ast.BlockStatement) -> None:
-        """A callee body; `return` leaves the one-pass loop wrapped around it."""
-        if _has_return(body):
-            self.w.line("for _ in _ONCE:")
-            with self.w.indent():
+        """A callee body; `return` leaves the one-pass loop wrapped around it. Loops of
+        the caller are not the callee's: its break/return never reach them."""
+        saved, self.loops = self.loops, []
+        try:
+            if _has_return(body):
+                self.w.line("for _ in _ONCE:")
+                with self.w.indent():
+                    self.block_stmt(body)
+            else:
                 self.block_stmt(body)
-        else:
-            self.block_stmt(body)
+        finally:
+            self.loops = saved
 
     def bind_param(self, p: ast.Parameter, a: ast.Expression | None
                    ) -> tuple[ast.Expression, str] | None:
