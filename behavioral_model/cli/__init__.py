@@ -34,7 +34,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog or _prog_name(),
         description="bm, the mrc-p4 pure-Python P4_16 target (v1model, like BMv2 "
-        "simple_switch): check programs, write P4Info, run STF tests.",
+        "simple_switch): check programs, write P4Info, run STF tests, run a switch with "
+        "P4Runtime and packet ports.",
         epilog="Exit codes: 0 ok, 1 failure (P4 errors, failing tests), "
         "2 usage errors or bad input.",
     )

@@ -145,6 +145,9 @@ class V1ModelDevice:
     def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:
         """Run one packet through ingress and egress (no queueing); all outputs."""
         jobs, again = self.ingress(data, port, now_us)
+        for job in jobs:
+            # No traffic manager here: each copy is enqueued and dequeued at once.
+            job.sm.enq_timestamp = now_us & 0xFFFFFFFF
         if again is None and len(jobs) == 1:
             pkts, recirc = self.egress(jobs[0], now_us)
             if recirc is None:
@@ -173,6 +176,8 @@ class V1ModelDevice:
             jobs, again = self.ingress(data, port, now_us, itype, meta_keep)
             if again is not None:
                 pending.append(again)
+            for job in jobs:
+                job.sm.enq_timestamp = now_us & 0xFFFFFFFF
             for job in jobs:
                 pkts, recirc = self.egress(job, now_us)
                 out.extend(pkts)
@@ -275,8 +280,6 @@ class V1ModelDevice:
         sm.egress_rid = job.rid
         sm.instance_type = job.instance_type
         sm.egress_global_timestamp = now_us
-        if not sm.enq_timestamp:
-            sm.enq_timestamp = now_us & 0xFFFFFFFF
         pk = PacketContext(self, sm, now_us)
         pk.payload = job.payload
         if job.truncate is not None:
