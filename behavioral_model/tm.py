@@ -294,6 +294,47 @@ class TrafficManager:
         self._active.add(port)
         return True
 
+    def pass_through(self, job: Any, now: float) -> bool:
+        """Enqueue ``job`` at ``now`` and dequeue it at once, if that is what
+        ``enqueue(job, now)`` followed by ``dequeue_ready(now)`` would do with this job
+        alone: its port has no packet queued, its queue has room and credit (rate) and
+        the port shaper, if any, is free. Fills in the same queueing metadata
+        (``enq_timestamp`` = ``now``, ``enq_qdepth`` 0, ``deq_timedelta`` 0,
+        ``deq_qdepth`` 0, ``qid``) and counters; returns False, changing nothing,
+        otherwise (then call :meth:`enqueue`). Callers must make sure no other packet
+        is due at ``now`` (it would leave first on the slow path)."""
+        priority = job.priority
+        if not 0 <= priority < self.nb_priorities:
+            return False
+        p = self._ports.get(job.port)
+        if p is None:
+            p = self._port(job.port)
+        if p.size:
+            return False
+        q = p.queues[priority]
+        if q.capacity <= 0:
+            return False
+        if q.last_send + q.delay_us > now:
+            return False
+        if p.delay_us:
+            if p.next_free > now:
+                return False
+            p.next_free = now + p.delay_us
+        q.last_send = now
+        sm = job.sm
+        sm.enq_timestamp = int(now) & _M32
+        sm.enq_qdepth = 0
+        sm.deq_timedelta = 0
+        sm.deq_qdepth = 0
+        has_qid = self._qid.get(type(sm))
+        if has_qid is None:
+            has_qid = self._qid[type(sm)] = hasattr(sm, "qid")
+        if has_qid:
+            sm.qid = priority
+        self._seq += 1
+        self._stats.dequeued += 1
+        return True
+
     def next_departure_time(self) -> float | None:
         """When the next packet can leave (may be in the past), None if all empty."""
         if not self._size:

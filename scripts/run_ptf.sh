@@ -8,7 +8,7 @@ usage() {
     cat <<'EOF'
 usage: scripts/run_ptf.sh [--target bm|bmv2] [--platform nn|eth] [--p4 PROG.p4]
                           [-I DIR]... [--test-dir DIR] [--ports N] [--veth-name NAME]
-                          [--param KEY=VALUE]... [--keep]
+                          [--param KEY=VALUE]... [--keep] [--priority-queues N]
                           [--log-level LEVEL] [TEST...] [-- PTF-ARG...]
 
 Start a P4Runtime target, run a PTF suite against it, tear the target down.
@@ -35,6 +35,11 @@ Start a P4Runtime target, run a PTF suite against it, tear the target down.
                   --param canonical=False (full-width byte strings) or
                   --param push="'always'"; see ptf_tests/lib/base_test.py.
   --keep          keep the work folder (P4Info, device config, switch and PTF logs).
+  --priority-queues N
+                  priority queues per egress port on the target (simple_switch's
+                  --priority-queues; default 1, BMv2's default). A program that sets
+                  standard_metadata.priority to p needs at least p + 1: with fewer,
+                  simple_switch drops the packet, and bm does the same.
   --log-level L   the target's log level (default info; debug traces every packet).
   TEST...         PTF test specs (e.g. smoke.PacketOutTest); default: all.
   -- ARGS         passed to ptf as they are (e.g. -- --failfast).
@@ -54,6 +59,7 @@ VETH=veth
 EXTRA_PARAMS=""
 KEEP=0
 LOG_LEVEL=info
+PRIORITY_QUEUES=1
 INCLUDES=()
 TESTS=()
 PTF_EXTRA=()
@@ -76,6 +82,7 @@ while [[ $# -gt 0 ]]; do
         --keep) KEEP=1; shift ;;
         --param) EXTRA_PARAMS+=";${2:?--param needs KEY=VALUE}"; shift 2 ;;
         --log-level) LOG_LEVEL="${2:?--log-level needs a value}"; shift 2 ;;
+        --priority-queues) PRIORITY_QUEUES="${2:?--priority-queues needs a value}"; shift 2 ;;
         --) shift; PTF_EXTRA=("$@"); break ;;
         -*) echo "run_ptf.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) TESTS+=("$1"); shift ;;
@@ -86,6 +93,9 @@ case "$TARGET" in bm|bmv2) ;; *) echo "run_ptf.sh: --target must be bm or bmv2" 
 case "$PLATFORM" in nn|eth) ;; *) echo "run_ptf.sh: --platform must be nn or eth" >&2; exit 2 ;; esac
 if ! [[ "$NPORTS" =~ ^[1-9][0-9]*$ ]]; then
     echo "run_ptf.sh: --ports must be a positive number" >&2; exit 2
+fi
+if ! [[ "$PRIORITY_QUEUES" =~ ^[1-8]$ ]]; then
+    echo "run_ptf.sh: --priority-queues must be 1..8" >&2; exit 2
 fi
 [[ -f "$P4" ]] || { echo "run_ptf.sh: $P4: no such file" >&2; exit 2; }
 [[ -d "$TEST_DIR" ]] || { echo "run_ptf.sh: $TEST_DIR: no such folder" >&2; exit 2; }
@@ -188,11 +198,13 @@ SWITCH_LOG="$WORK/switch.log"
 if [[ "$TARGET" == bm ]]; then
     "$PY" -m behavioral_model switch --no-p4 --device-id 0 "${SWITCH_PORT_ARGS[@]}" \
         --grpc-server-addr "$GRPC_ADDR" --cpu-port "$CPU_PORT" \
+        --priority-queues "$PRIORITY_QUEUES" \
         --log-file "$SWITCH_LOG" --log-level "$LOG_LEVEL" >"$WORK/switch.out" 2>&1 &
 else
     simple_switch_grpc --device-id 0 --no-p4 "${SWITCH_PORT_ARGS[@]}" \
         --log-file "$SWITCH_LOG" --log-level "$LOG_LEVEL" --log-flush \
-        -- --grpc-server-addr "$GRPC_ADDR" --cpu-port "$CPU_PORT" >"$WORK/switch.out" 2>&1 &
+        -- --grpc-server-addr "$GRPC_ADDR" --cpu-port "$CPU_PORT" \
+        --priority-queues "$PRIORITY_QUEUES" >"$WORK/switch.out" 2>&1 &
 fi
 SWITCH_PID=$!
 

@@ -7,7 +7,7 @@ random bit flips of the serialized request). A reference model applies exactly t
 updates the server reported as successful; at checkpoints everything is read back and
 must equal the model. No update may end in INTERNAL, nothing may be logged as an error.
 
-2,000 requests by default; ``P4RT_FUZZ_FULL=1`` runs 10,000.
+10,000 requests, as issue 3 asks; ``P4RT_FUZZ_REQUESTS=N`` runs fewer while iterating.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from test_p4runtime_helpers import SWITCH, Harness, Names, detail_codes, harness
 
 __all__ = ["harness"]
 
-REQUESTS = 10_000 if os.environ.get("P4RT_FUZZ_FULL") == "1" else 2_000
+REQUESTS = int(os.environ.get("P4RT_FUZZ_REQUESTS", "10000"))
 CHECK_EVERY = 500
 S = Names(p4info_of(SWITCH))
 U = p4runtime_pb2.Update

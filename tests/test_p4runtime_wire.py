@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import random
 
+import grpc
 import pytest
 from google.protobuf import descriptor
 from google.protobuf.message import DecodeError, Message
 from p4.v1 import p4runtime_pb2
+from test_p4runtime_helpers import ROUTER, Harness, Names, harness
 
 from behavioral_model.p4runtime.entrydata import entry_data
 from behavioral_model.p4runtime.wire import FastWrite, decode_write_request
+
+__all__ = ["harness"]  # the fixture, re-exported for pytest
 
 FD = descriptor.FieldDescriptor
 M64 = (1 << 64) - 1
@@ -58,6 +62,8 @@ class Gen:
                     weight=self.int_(32))
                 self.action(shot.action)
             ta.action_profile_action_set.SetInParent()
+        else:
+            ta.SetInParent()  # a TableAction with no oneof set
 
     def field_match(self, fm: p4runtime_pb2.FieldMatch) -> None:
         fm.field_id = self.uint(32)
@@ -283,3 +289,23 @@ def test_edge_cases() -> None:
     assert check(b"\x22" + bytes([len(update)]) + update) == "slow"
     # Invalid UTF-8 in the role string.
     assert check(b"\x32\x01\xff") == "invalid"
+
+
+def test_server_answers_malformed_bytes_with_invalid_argument(harness: Harness) -> None:
+    c = harness.primary_with(ROUTER)
+    raw = harness.channel.unary_unary("/p4.v1.P4Runtime/Write")
+    good = p4runtime_pb2.WriteRequest(device_id=1)
+    good.election_id.low = 1
+    te = good.updates.add(type=p4runtime_pb2.Update.INSERT).entity.table_entry
+    te.CopyFrom(Names(c.p4info).entry("nexthop", {"meta.nexthop": 1}, "forward",
+                                      (1, 0xA, 0xB)))
+    data = good.SerializeToString()
+    with pytest.raises(grpc.RpcError) as info:
+        raw(data[:-3], timeout=10)  # truncated inside the last update
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "malformed WriteRequest" in (info.value.details() or "")
+    with pytest.raises(grpc.RpcError) as info:
+        raw(b"\x08" + b"\xff" * 11, timeout=10)  # an over-long varint
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    raw(data, timeout=10)  # the intact request is applied
+    assert len(c.read(p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry()))) == 1

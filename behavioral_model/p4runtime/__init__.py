@@ -4,9 +4,10 @@ Modules: ``server`` (gRPC service), ``target`` (what a device must offer),
 ``local_target`` (an in-memory device), ``device_config`` (the P4 source bundle carried
 in ``p4_device_config``), ``pipeline_config`` / ``reconcile`` (pipeline changes),
 ``arbitration`` / ``stream`` / ``digests`` (StreamChannel), ``entities`` with
-``tables`` / ``externs_rw`` / ``pre_rw`` / ``valuesets_rw`` (Write and Read per entity),
-``p4info_index`` / ``context`` / ``fieldmatch`` / ``values`` / ``codec`` / ``errors``
-(shared pieces).
+``tables`` / ``profiles_rw`` / ``externs_rw`` / ``pre_rw`` / ``valuesets_rw`` (Write and
+Read per entity), ``wire`` (the Write hot path's own decoder of table-entry updates,
+into ``entrydata``'s plain form), ``p4info_index`` / ``context`` / ``fieldmatch`` /
+``values`` / ``codec`` / ``errors`` (shared pieces).
 """
 
 from .device_config import load_bundle, make_bundle

@@ -11,7 +11,7 @@ canonical (a don't-care spelling is refused, never folded).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 
 from p4.v1 import p4runtime_pb2
 
@@ -59,10 +59,15 @@ def match_data(fm: p4runtime_pb2.FieldMatch) -> MatchData:
 
 
 def decode_matches(fields_by_id: Mapping[int, MatchFieldInfo], slots: int,
-                   matches: Iterable[MatchData],
+                   matches: Sequence[MatchData],
                    owner: str) -> tuple[FieldMatch | None, ...]:
     """One slot per field (at ``MatchFieldInfo.position``); omitted fields are None.
     Exact fields may not be omitted."""
+    if len(matches) == 1 == len(fields_by_id) == slots:  # the common one-field key
+        field_id, which, a, b = matches[0]
+        info = fields_by_id.get(field_id)
+        if info is not None:
+            return (decode_match(info, which, a, b, owner),)
     out: list[FieldMatch | None] = [None] * slots
     seen: set[int] = set()
     for field_id, which, a, b in matches:

@@ -233,12 +233,12 @@ def _delete(ctx: PipelineContext, d: EntryData) -> None:
         raise permission_denied(f"table '{info.name}' has const entries; it cannot be "
                                 "written at runtime")
     ref = _decode_key(info, table, d.matches, d.priority)
-    _find(ref)
     try:
-        table.delete(ref.matches, ref.priority)
+        table.delete(ref.matches, ref.priority)  # NOT_FOUND / PERMISSION_DENIED (const)
     except RuntimeStateError as err:
         raise from_runtime_error(err) from None
-    ctx.extras.entry_meta.pop(ref.key, None)
+    if ctx.extras.entry_meta:
+        ctx.extras.entry_meta.pop(ref.key, None)
 
 
 def _write_default(ctx: PipelineContext, kind: int, d: EntryData) -> None:

@@ -110,14 +110,26 @@ def _pair(buf: bytes, pos: int, end: int, second: int) -> tuple[bytes, bytes | i
         tag = buf[pos]
         pos += 1
         if tag == 0x0A:
-            start, pos = _length(buf, pos, end)
+            size = buf[pos]  # inlined _length: values are short
+            if size < 0x80:
+                start = pos + 1
+                pos = start + size
+                if pos > end:
+                    raise _NOT_FAST
+            else:
+                start, pos = _length(buf, pos, end)
             a = buf[start:pos]
         elif tag == 0x12 and second == _BYTES:
             start, pos = _length(buf, pos, end)
             b = buf[start:pos]
         elif tag == 0x10 and second == _INT:
-            value, pos = _varint(buf, pos)
-            b = _int32(value)
+            value = buf[pos]
+            if value < 0x80:
+                pos += 1
+                b = value
+            else:
+                value, pos = _varint(buf, pos)
+                b = _int32(value)
         else:
             raise _NOT_FAST
     if pos != end:
@@ -142,14 +154,26 @@ def _field_match(buf: bytes, pos: int, end: int) -> MatchData:
         tag = buf[pos]
         pos += 1
         if tag == 0x08:
-            value, pos = _varint(buf, pos)
-            field_id = value & _M32
+            value = buf[pos]
+            if value < 0x80:
+                pos += 1
+                field_id = value
+            else:
+                value, pos = _varint(buf, pos)
+                field_id = value & _M32
             continue
         kind = _MATCH_KINDS.get(tag)
         if kind is None or which is not None:  # unknown, "other", or a second oneof
             raise _NOT_FAST
         which, second = kind
-        start, pos = _length(buf, pos, end)
+        size = buf[pos]
+        if size < 0x80:
+            start = pos + 1
+            pos = start + size
+            if pos > end:
+                raise _NOT_FAST
+        else:
+            start, pos = _length(buf, pos, end)
         a, b = _pair(buf, start, pos, second)
     if pos != end:
         raise _NOT_FAST
@@ -221,7 +245,14 @@ def _table_entry(buf: bytes, pos: int, end: int) -> EntryData:
         tag = buf[pos]
         pos += 1
         if tag == 0x12:
-            start, pos = _length(buf, pos, end)
+            size = buf[pos]
+            if size < 0x80:
+                start = pos + 1
+                pos = start + size
+                if pos > end:
+                    raise _NOT_FAST
+            else:
+                start, pos = _length(buf, pos, end)
             matches.append(_field_match(buf, start, pos))
         elif tag == 0x08:
             value, pos = _varint(buf, pos)

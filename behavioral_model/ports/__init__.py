@@ -1,7 +1,10 @@
 """Packet I/O of the switch: where frames come from and where they go.
 
 A port backend owns some ports. It delivers received frames to the switch with
-``deliver(port, data)`` and sends frames with ``transmit(port, data)``:
+``deliver(port, data)`` and sends frames with ``transmit(port, data)``. A backend may
+also offer ``start_batched(deliver_batch)`` (the switch then gets each wake-up's frames
+as one list and runs them in the backend's thread) and ``transmit_batch(frames)``
+(several frames, objects with ``port`` and ``data``, in one write):
 
 * :mod:`.nn` — BMv2's nanomsg PAIR "packet-in" socket (``--packet-in``), the transport
   of PTF's ``nn`` platform; no root needed; one socket carries every port.
@@ -17,10 +20,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["Deliver", "PortBackend", "PortInfo"]
+__all__ = ["Deliver", "DeliverBatch", "Frame", "PortBackend", "PortInfo"]
 
-Deliver = Callable[[int, bytes], None]
+Deliver = Callable[[int, bytes], object]
 """Callback a backend calls for each received frame: ``deliver(port, data)``."""
+
+DeliverBatch = Callable[[list[tuple[int, bytes]]], object]
+"""Callback for several received frames at once: ``deliver_batch([(port, data), ...])``."""
+
+
+class Frame(Protocol):
+    """A frame to send (e.g. the pipeline's ``OutputPacket``)."""
+
+    port: int
+    data: bytes
 
 
 @dataclass

@@ -26,6 +26,13 @@ default, and simple_switch's, is not to enforce): then frames are accepted only 
 ports that were added and are up. Note that PTF's own constants say 0 = up and 1 = down
 for PORT_SET_STATUS, the reverse of BMv2's; we follow BMv2, and with ports not enforced
 (the default) the difference has no effect on forwarding.
+
+Transport: for ``ipc://`` and ``tcp://`` the socket is :class:`.sp.SPPairListener`, the
+SP wire protocol of nanomsg and NNG on plain sockets (PTF's pynng, or nanomsg, dial it
+unchanged): many messages per system call instead of NNG's per-message thread
+hand-offs, which cost more CPU than the whole pipeline. ``inproc://`` (one process
+only) goes through pynng. Received frames are handed to the switch in batches
+(``start_batched``), sent frames leave in batches (``transmit_batch``).
 """
 
 from __future__ import annotations
@@ -33,11 +40,11 @@ from __future__ import annotations
 import logging
 import struct
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
-import pynng
-
-from . import Deliver, PortInfo
+from . import Deliver, DeliverBatch, Frame, PortInfo
+from .sp import SPPairListener
 
 __all__ = [
     "HEADER",
@@ -53,6 +60,7 @@ __all__ = [
     "INFO_STATUS_SUCCESS",
     "INFO_STATUS_NOT_SUPPORTED",
     "NanomsgPorts",
+    "TRANSPORTS",
     "pack_message",
     "unpack_message",
 ]
@@ -69,7 +77,9 @@ _INFO_STATUS = struct.Struct("<i")
 TRACE = 5  # BMv2's "trace" log level, below DEBUG
 RECV_TIMEOUT_MS = 100  # as BMv2: the receive loop checks for shutdown this often
 SEND_TIMEOUT_MS = 1000  # when the peer's queue is full; then the frame is dropped
-BUFFER_MESSAGES = 1024  # NNG socket buffers, to absorb bursts
+BUFFER_MESSAGES = 1024  # NNG socket buffers (inproc://), to absorb bursts
+RECV_BATCH = 256  # messages taken from an NNG socket per wake-up (inproc://)
+TRANSPORTS = ("auto", "sp", "nng")
 
 PortEvent = Callable[[int, str], None]
 """``on_port_event(port, event)`` with event "added", "removed", "up" or "down"."""
@@ -88,14 +98,101 @@ def unpack_message(msg: bytes) -> tuple[int, int, int, bytes]:
     return msg_type, port, more, msg[HEADER.size:]
 
 
+class _Transport(Protocol):
+    connected: bool
+
+    def recv_batch(self, timeout_s: float) -> list[bytes] | None: ...
+
+    def send_many(self, messages: Sequence[bytes], timeout_s: float) -> int: ...
+
+    def wake(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _NngTransport:
+    """A pynng ``Pair0`` listening socket with the :class:`.sp.SPPairListener` API."""
+
+    def __init__(self, addr: str, on_peer: Callable[[bool], None]) -> None:
+        import pynng
+
+        self._pynng = pynng
+        self._peers = 0
+        self._on_peer = on_peer
+        self._lock = threading.Lock()
+        self._sock = pynng.Pair0(recv_timeout=RECV_TIMEOUT_MS, send_timeout=SEND_TIMEOUT_MS,
+                                 send_buffer_size=BUFFER_MESSAGES,
+                                 recv_buffer_size=BUFFER_MESSAGES)
+        self._sock.add_post_pipe_connect_cb(lambda _pipe: self._peer(1))
+        self._sock.add_post_pipe_remove_cb(lambda _pipe: self._peer(-1))
+        try:
+            self._sock.listen(addr)
+        except pynng.NNGException as error:
+            self._sock.close()
+            raise OSError(f"cannot listen on {addr}: {error}") from None
+
+    def _peer(self, delta: int) -> None:
+        self._peers = max(0, self._peers + delta)
+        self._on_peer(delta > 0)
+
+    @property
+    def connected(self) -> bool:
+        return self._peers > 0
+
+    def recv_batch(self, timeout_s: float) -> list[bytes] | None:
+        pynng = self._pynng
+        try:
+            msgs = [self._sock.recv()]  # waits up to RECV_TIMEOUT_MS
+        except pynng.Timeout:
+            return []
+        except pynng.Closed:
+            return None
+        except pynng.NNGException as error:  # pragma: no cover - transport error
+            log.error("receive failed: %s", error)
+            return []
+        recv = self._sock.recv
+        try:
+            while len(msgs) < RECV_BATCH:
+                msgs.append(recv(block=False))
+        except (pynng.TryAgain, pynng.Timeout, pynng.Closed):
+            pass
+        return msgs
+
+    def send_many(self, messages: Sequence[bytes], timeout_s: float) -> int:
+        pynng = self._pynng
+        sent = 0
+        with self._lock:
+            for msg in messages:
+                try:
+                    self._sock.send(msg)
+                except (pynng.Timeout, pynng.Closed):
+                    continue
+                sent += 1
+        return sent
+
+    def wake(self) -> None:
+        pass  # recv_batch returns within RECV_TIMEOUT_MS
+
+    def close(self) -> None:
+        self._sock.close()
+
+
 class NanomsgPorts:
-    """All ports behind one NNG PAIR socket bound at ``addr``."""
+    """All ports behind one PAIR socket bound at ``addr``. ``transport``: "sp" (the
+    SP protocol on plain sockets; ``ipc://`` and ``tcp://``), "nng" (pynng) or
+    "auto" (sp, and nng for ``inproc://``)."""
 
     def __init__(self, addr: str, enforce_ports: bool = False,
-                 on_port_event: PortEvent | None = None) -> None:
+                 on_port_event: PortEvent | None = None, transport: str = "auto") -> None:
         if not addr.startswith(("ipc://", "tcp://", "inproc://")):
             raise ValueError(f"packet-in address {addr!r}: expected ipc://PATH or "
                              "tcp://HOST:PORT")
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport {transport!r}: expected one of {TRANSPORTS}")
+        if transport == "auto":
+            transport = "nng" if addr.startswith("inproc://") else "sp"
+        if transport == "sp" and addr.startswith("inproc://"):
+            raise ValueError("inproc:// needs the nng transport")
         self.addr = addr
         self.enforce_ports = enforce_ports
         self.on_port_event = on_port_event
@@ -104,27 +201,38 @@ class NanomsgPorts:
         self.tx_dropped = 0
         self._ports: dict[int, PortInfo] = {}
         self._lock = threading.Lock()
-        self._send_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._deliver: Deliver | None = None
-        self._peers = 0
-        self._sock = pynng.Pair0(recv_timeout=RECV_TIMEOUT_MS, send_timeout=SEND_TIMEOUT_MS,
-                                 send_buffer_size=BUFFER_MESSAGES,
-                                 recv_buffer_size=BUFFER_MESSAGES)
-        self._sock.add_post_pipe_connect_cb(self._peer_connected)
-        self._sock.add_post_pipe_remove_cb(self._peer_removed)
-        try:
-            self._sock.listen(addr)
-        except pynng.NNGException as error:
-            self._sock.close()
-            raise OSError(f"cannot listen on {addr}: {error}") from None
+        self._deliver_batch: DeliverBatch | None = None
+        self._transport: _Transport
+        if transport == "nng":
+            self._transport = _NngTransport(addr, self._peer_event)
+        else:
+            try:
+                self._transport = SPPairListener(addr, self._peer_event)
+            except OSError as error:
+                raise OSError(f"cannot listen on {addr}: "
+                              f"{error.strerror or error}") from None
+            except ValueError as error:
+                raise ValueError(f"packet-in address {error}") from None
+        self.transport = transport
 
     # -- PortBackend --------------------------------------------------------------------
     def start(self, deliver: Deliver) -> None:
+        """Receive frames one by one: ``deliver(port, frame)``."""
+        self._start(deliver, None)
+
+    def start_batched(self, deliver_batch: DeliverBatch) -> None:
+        """Receive frames in batches: ``deliver_batch([(port, frame), ...])`` with the
+        frames of one wake-up, in arrival order."""
+        self._start(None, deliver_batch)
+
+    def _start(self, deliver: Deliver | None, deliver_batch: DeliverBatch | None) -> None:
         if self._thread is not None:
             return
         self._deliver = deliver
+        self._deliver_batch = deliver_batch
         self._thread = threading.Thread(target=self._receive_loop, name="bm-nn-rx",
                                         daemon=True)
         self._thread.start()
@@ -138,60 +246,117 @@ class NanomsgPorts:
 
     @property
     def connected(self) -> bool:
-        return self._peers > 0
+        return self._transport.connected
 
     def transmit(self, port: int, data: bytes) -> None:
         """Send a PACKET_OUT; dropped (and counted) when no peer is connected or the
         peer does not drain its socket within a second."""
-        if self._stop.is_set():
+        self._send_frames([HEADER.pack(MSG_PACKET_OUT, port, len(data)) + data], port)
+
+    def transmit_batch(self, frames: Sequence[Frame]) -> None:
+        """:meth:`transmit` for each of ``frames`` (objects with ``port`` and ``data``),
+        in order, in one write."""
+        pack = HEADER.pack
+        self._send_frames([pack(MSG_PACKET_OUT, f.port, len(f.data)) + f.data
+                           for f in frames], frames[0].port if frames else 0)
+
+    def _send_frames(self, msgs: list[bytes], port: int) -> None:
+        if self._stop.is_set() or not msgs:
             return
-        if not self._peers:
-            self.tx_dropped += 1
-            log.debug("port %d: no peer on %s, frame dropped", port, self.addr)
+        transport = self._transport
+        if not transport.connected:
+            self.tx_dropped += len(msgs)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("port %d: no peer on %s, %d frame(s) dropped", port, self.addr,
+                          len(msgs))
             return
-        msg = HEADER.pack(MSG_PACKET_OUT, port, len(data)) + data
-        try:
-            with self._send_lock:
-                self._sock.send(msg)
-        except (pynng.Timeout, pynng.Closed) as error:
-            self.tx_dropped += 1
-            log.warning("port %d: frame dropped on %s (%s)", port, self.addr,
-                        type(error).__name__)
-            return
-        self.tx_frames += 1
+        sent = transport.send_many(msgs, SEND_TIMEOUT_MS / 1000)
+        self.tx_frames += sent
+        if sent < len(msgs):
+            self.tx_dropped += len(msgs) - sent
+            log.warning("%d frame(s) dropped on %s (the peer does not read them)",
+                        len(msgs) - sent, self.addr)
 
     def close(self) -> None:
         self._stop.set()
+        self._transport.wake()
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5)
-        self._sock.close()
+        self._transport.close()
 
     # -- internals ----------------------------------------------------------------------
-    def _peer_connected(self, _pipe: pynng.Pipe) -> None:
-        self._peers += 1
-        log.info("peer connected to %s", self.addr)
-
-    def _peer_removed(self, _pipe: pynng.Pipe) -> None:
-        self._peers = max(0, self._peers - 1)
-        log.info("peer disconnected from %s", self.addr)
+    def _peer_event(self, connected: bool) -> None:
+        log.info("peer %s %s", "connected to" if connected else "disconnected from",
+                 self.addr)
 
     def _receive_loop(self) -> None:
+        transport = self._transport
+        timeout = RECV_TIMEOUT_MS / 1000
         while not self._stop.is_set():
             try:
-                msg = self._sock.recv()
-            except pynng.Timeout:
+                msgs = transport.recv_batch(timeout)
+            except Exception:  # pragma: no cover - never let the port die
+                log.exception("receive on %s failed", self.addr)
                 continue
-            except pynng.Closed:
+            if msgs is None:
                 break
-            except pynng.NNGException as error:  # pragma: no cover - transport error
-                log.error("receive on %s failed: %s", self.addr, error)
+            if not msgs:
                 continue
-            self.rx_messages += 1
+            self.rx_messages += len(msgs)
             try:
-                self._handle(msg)
+                self._handle_batch(msgs)
             except Exception:  # never let one bad message kill the port
                 log.exception("error while handling a message from %s", self.addr)
+
+    def _handle_batch(self, msgs: list[bytes]) -> None:
+        """PACKET_IN frames are collected and delivered together; any other message is
+        handled in its place in the sequence."""
+        frames: list[tuple[int, bytes]] = []
+        unpack = HEADER.unpack_from
+        size = HEADER.size
+        trace = log.isEnabledFor(TRACE)
+        enforce = self.enforce_ports
+        for msg in msgs:
+            if len(msg) >= size:
+                msg_type, port, more = unpack(msg)
+                if msg_type == MSG_PACKET_IN:
+                    body = msg[size:]
+                    if more != len(body):
+                        body = self._fix_length(port, more, body)
+                    if trace:
+                        log.log(TRACE, "packet in received on port %d (%d bytes)", port,
+                                len(body))
+                    if enforce and not self._port_up(port):
+                        continue
+                    frames.append((port, body))
+                    continue
+            if frames:
+                self._deliver_frames(frames)
+                frames = []
+            self._handle(msg)
+        if frames:
+            self._deliver_frames(frames)
+
+    def _deliver_frames(self, frames: list[tuple[int, bytes]]) -> None:
+        if self._deliver_batch is not None:
+            self._deliver_batch(frames)
+        elif self._deliver is not None:
+            for port, body in frames:
+                self._deliver(port, body)
+
+    @staticmethod
+    def _fix_length(port: int, more: int, body: bytes) -> bytes:
+        log.debug("PACKET_IN on port %d: header says %d bytes, got %d", port, more,
+                  len(body))
+        return body[:more] if 0 <= more < len(body) else body
+
+    def _port_up(self, port: int) -> bool:
+        info = self._ports.get(port)
+        if info is None or not info.up:
+            log.debug("frame on port %d ignored: port not added or down", port)
+            return False
+        return True
 
     def _handle(self, msg: bytes) -> None:
         try:
@@ -200,19 +365,10 @@ class NanomsgPorts:
             log.error("%s", error)
             return
         if msg_type == MSG_PACKET_IN:
-            if log.isEnabledFor(TRACE):
-                log.log(TRACE, "packet in received on port %d (%d bytes)", port, len(body))
-            if self.enforce_ports:
-                info = self._ports.get(port)
-                if info is None or not info.up:
-                    log.debug("frame on port %d ignored: port not added or down", port)
-                    return
             if more != len(body):
-                log.debug("PACKET_IN on port %d: header says %d bytes, got %d", port,
-                          more, len(body))
-                body = body[:more] if 0 <= more < len(body) else body
-            if self._deliver is not None:
-                self._deliver(port, body)
+                body = self._fix_length(port, more, body)
+            if not self.enforce_ports or self._port_up(port):
+                self._deliver_frames([(port, body)])
         elif msg_type == MSG_PORT_ADD:
             self._port_add(port)
         elif msg_type == MSG_PORT_REMOVE:
@@ -225,11 +381,7 @@ class NanomsgPorts:
         elif msg_type == MSG_INFO_REQ:
             reply = HEADER.pack(MSG_INFO_REP, port, more) + _INFO_STATUS.pack(
                 INFO_STATUS_NOT_SUPPORTED)
-            try:
-                with self._send_lock:
-                    self._sock.send(reply)
-            except (pynng.Timeout, pynng.Closed):
-                pass
+            self._transport.send_many([reply], SEND_TIMEOUT_MS / 1000)
         elif msg_type == MSG_PACKET_OUT:
             log.error("invalid PACKET_OUT message received")
         elif msg_type == MSG_INFO_REP:

@@ -1,20 +1,27 @@
-"""The real-time switch: a :class:`~behavioral_model.switch.engine.Dataplane` driven by a
-data-plane thread and a wall clock, with port backends, packet I/O to the controller
+"""The real-time switch: a :class:`~behavioral_model.switch.engine.Dataplane` driven by
+port backends, a data-plane thread and a wall clock, with packet I/O to the controller
 and digests. It is the ``P4RuntimeTarget`` the P4Runtime server works on.
 
-Threads: each port backend receives on its own thread(s) and hands frames to
-:meth:`SwitchCore.receive`, which queues them in an input buffer (1024 packets; a full
-buffer blocks the caller, as simple_switch's input buffer applies back pressure to the
-interfaces). One data-plane thread takes packets from that buffer, runs parser and
-ingress, queues the results in the traffic manager, and runs egress and deparser for
-the packets the traffic manager releases, sleeping until the next departure when
-queues are rate-limited. Packets leaving on the CPU port become packet-ins. With the
-GIL a separate egress thread would only add hand-offs, so one thread does both; the
-order of events is the same as simple_switch's.
+Threads: a port backend that delivers frames in batches (``start_batched``, e.g. the
+nanomsg port) runs them through the pipeline in its own receive thread
+(:meth:`SwitchCore.receive_batch`): parser, ingress, traffic manager, egress, deparser
+and the send, with no hand-off between threads; while it does so it reads no more
+frames, which pushes back on the sender. Other frames (``deliver(port, data)``
+backends, packet-outs) go through an input buffer (1024 packets; a full buffer blocks
+the caller, as simple_switch's input buffer applies back pressure to the interfaces)
+to the data-plane thread, which also runs the departures of rate-limited queues,
+sleeping until the next one is due. Packets leaving on the CPU port become packet-ins.
 
-``lock`` (an RLock) is held while the pipeline runs a batch of packets, while the
-pipeline is replaced and while the traffic manager is reconfigured; the P4Runtime
-server holds it while it changes device state, so a packet never sees half a write.
+Each packet goes from ingress straight to egress when its egress queue is empty and
+may send (:meth:`Dataplane.process`); otherwise it waits in the traffic manager, and
+the queueing metadata is filled in as simple_switch does either way. One data-path
+thread at a time runs the pipeline and then sends what it produced (``_run_lock``),
+so frames leave each port in the order the pipeline produced them.
+
+``lock`` (an RLock) is held while the pipeline runs a batch of packets (at most
+``BATCH``), while the pipeline is replaced and while the traffic manager is
+reconfigured; the P4Runtime server holds it while it changes device state, so a packet
+never sees half a write. Frames are sent and listeners called without it.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..p4runtime.packet_io import (
@@ -101,11 +108,13 @@ class SwitchCore:
         self.pcap = pcap
         self.dump_packet_data = dump_packet_data
         self.lock = threading.RLock()
+        self._run_lock = threading.RLock()  # one data-path thread runs + sends at a time
         self._program: Any = None
         self._p4info: Any = None
         self._cookie = 0
         self._codec = PacketIOCodec()
         self._backends: list[PortBackend] = []
+        self._tx_batch: list[Callable[[list[OutputPacket]], None] | None] = []
         self._packet_in_listeners: list[PacketInListener] = []
         self._digest_listeners: list[DigestListener] = []
         self._input: deque[tuple[int, bytes]] = deque()
@@ -207,7 +216,15 @@ class SwitchCore:
                 if port == self.cpu_port:
                     raise ValueError(f"CPU port {self.cpu_port} is used as a data port")
         self._backends.append(backend)
+        self._tx_batch.append(getattr(backend, "transmit_batch", None))
         if self._thread is not None:
+            self._start_backend(backend)
+
+    def _start_backend(self, backend: PortBackend) -> None:
+        start_batched = getattr(backend, "start_batched", None)
+        if start_batched is not None:
+            start_batched(self.receive_batch)
+        else:
             backend.start(self.receive)
 
     def port_info(self) -> dict[int, PortInfo]:
@@ -232,6 +249,23 @@ class SwitchCore:
             self._cv.notify()
         return True
 
+    def receive_batch(self, frames: Sequence[tuple[int, bytes]]) -> bool:
+        """Frames that arrived (``(port, data)``, in order) run through the pipeline in
+        the calling thread, ``BATCH`` at a time; their outputs are sent before this
+        returns. False (frames dropped) if the switch is stopping."""
+        if self._stopping:
+            return False
+        if self.pcap is not None or self.dump_packet_data:
+            for port, data in frames:
+                if self.pcap is not None and port != self.cpu_port:
+                    self.pcap.received(port, data)
+                if self.dump_packet_data:
+                    log.info("packet in on port %d: %s", port,
+                             data[: self.dump_packet_data].hex())
+        for start in range(0, len(frames), BATCH):
+            self._run_frames(frames[start:start + BATCH])
+        return True
+
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
         if self._thread is not None:
@@ -240,7 +274,7 @@ class SwitchCore:
                                         daemon=True)
         self._thread.start()
         for backend in self._backends:
-            backend.start(self.receive)
+            self._start_backend(backend)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop receiving, end the data-plane thread, close backends and pcap files."""
@@ -296,50 +330,74 @@ class SwitchCore:
                     self._cv.wait()
 
     def _run(self) -> None:
-        dp = self.dataplane
         while True:
             batch = self._wait_for_work()
             if batch is None:
                 break
+            self._run_frames(batch)
+
+    def _run_frames(self, frames: Sequence[tuple[int, bytes]]) -> None:
+        """Run ``frames`` (maybe none) and the departures due now through the pipeline,
+        then send the outputs and hand out digests."""
+        dp = self.dataplane
+        with self._run_lock:
             try:
                 with self.lock:
                     now = self.clock.now_us()
-                    for port, data in batch:
-                        dp.receive(port, data, now)
                     outputs: list[OutputPacket] = []
-                    while len(outputs) < BATCH:
+                    process = dp.process
+                    for port, data in frames:
+                        out = process(port, data, now)
+                        if out:
+                            outputs += out
+                    due: float | None = None
+                    if dp.pending():  # departures of rate-limited queues
+                        dp.serve_due(now, outputs)
                         due = dp.next_departure_time()
-                        if due is None or due > now:
-                            break
-                        served = dp.tm.stats.dequeued
-                        outputs.extend(dp.service(now, BATCH))
-                        if dp.tm.stats.dequeued == served:  # pragma: no cover - defensive
-                            break
-                    self._next_departure = dp.next_departure_time()
+                    wake = due is not None and due != self._next_departure
+                    self._next_departure = due
                     digests = dp.drain_digests()
                     codec = self._codec
-                self._emit(outputs, digests, codec)
+                if wake and threading.current_thread() is not self._thread:
+                    with self._cv:
+                        self._cv.notify()  # the data-plane thread sleeps until ``due``
+                if outputs or digests:
+                    self._emit(outputs, digests, codec)
             except Exception:  # a bug in the pipeline must not kill the switch
                 log.exception("error in the data plane; packet(s) dropped")
 
     def _emit(self, outputs: list[OutputPacket], digests: list[DigestMessage],
               codec: PacketIOCodec) -> None:
+        backends = self._backends
+        per_backend: list[list[OutputPacket]] = [[] for _ in backends]
+        cpu_port = self.cpu_port
+        pcap = self.pcap
+        dump = self.dump_packet_data
         for pkt in outputs:
-            if pkt.port == self.cpu_port:
+            port = pkt.port
+            if port == cpu_port:
                 self._to_controller(pkt.data, codec)
                 continue
-            if self.dump_packet_data:
-                log.info("packet out on port %d: %s", pkt.port,
-                         pkt.data[: self.dump_packet_data].hex())
-            if self.pcap is not None:
-                self.pcap.sent(pkt.port, pkt.data)
-            for backend in self._backends:
-                if backend.owns(pkt.port):
-                    backend.transmit(pkt.port, pkt.data)
+            if dump:
+                log.info("packet out on port %d: %s", port, pkt.data[:dump].hex())
+            if pcap is not None:
+                pcap.sent(port, pkt.data)
+            for i, backend in enumerate(backends):
+                if backend.owns(port):
+                    per_backend[i].append(pkt)
                     break
             else:
                 self.no_output_drops += 1
-                log.debug("no port backend for port %d; frame dropped", pkt.port)
+                log.debug("no port backend for port %d; frame dropped", port)
+        for backend, batch, frames in zip(backends, self._tx_batch, per_backend,
+                                          strict=True):
+            if not frames:
+                continue
+            if batch is not None:
+                batch(frames)
+            else:
+                for pkt in frames:
+                    backend.transmit(pkt.port, pkt.data)
         if digests:
             for message in digests:
                 for listener in list(self._digest_listeners):

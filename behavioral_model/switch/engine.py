@@ -6,9 +6,11 @@ clocks: ingress -> traffic manager -> egress, with resubmission and recirculatio
     dp.receive(1, frame, now)           # ingress; the packet waits in the TM
     t = dp.next_departure_time()        # when a queued packet can leave
     outputs = dp.service(t)             # egress of everything due: [OutputPacket]
+    outputs = dp.process(1, frame, now) # receive + service(now): one packet through
 
-The real-time switch (:mod:`behavioral_model.switch.core`) calls these from its data
-plane thread with a wall clock; a discrete-event network calls them in virtual time.
+A discrete-event network calls these in virtual time; the real-time switch
+(:mod:`behavioral_model.switch.core`) runs each arriving packet with :meth:`process`
+and calls :meth:`service` when rate-limited queues are due, with a wall clock.
 Each call takes ``now`` in microseconds; the device sees ``int(now)`` as its
 timestamps, like simple_switch's microseconds since start.
 """
@@ -106,26 +108,106 @@ class Dataplane:
         self._packet_ids += 1
         self.stats.received += 1
         if self.device is None:
+            self._no_program(port, data)
+            return
+        self._ingress(self._packet_ids, 0, data, port, now, NORMAL, None, None)
+
+    def process(self, port: int, data: bytes, now: float) -> list[OutputPacket]:
+        """``receive(port, data, now)``, then ``service(now)`` until nothing is due at
+        ``now`` any more (recirculated packets included); returns the outputs. The
+        results, queueing metadata and counters are those of these calls, but when the
+        packet's egress queue is empty and may send (the common case) it goes from
+        ingress straight to egress, without the queue (:meth:`TrafficManager.pass_through`).
+        A packet waits in the traffic manager if its port has packets queued, if a rate
+        holds it back, or if some other packet is due at ``now`` (that one leaves first)."""
+        self._packet_ids += 1
+        stats = self.stats
+        stats.received += 1
+        device = self.device
+        if device is None:
+            self._no_program(port, data)
+            return []
+        tm = self.tm
+        if log.isEnabledFor(logging.DEBUG):
+            out: list[OutputPacket] = []
+            self._ingress(self._packet_ids, 0, data, port, now, NORMAL, None, out)
+        else:
+            # the common case inline: one copy for egress, all queues empty
+            t = int(now)
+            first = device.ingress(data, port, t, NORMAL, None)
+            jobs, again = first
+            if again is None and len(jobs) == 1 and not tm._size \
+                    and tm.pass_through(jobs[0], now):
+                pkts, recirc = device.egress(jobs[0], t)
+                if recirc is None:
+                    if pkts:
+                        stats.transmitted += len(pkts)
+                    else:
+                        stats.egress_drops += 1
+                    return pkts
+                out = []
+                self._egress_result(pkts, recirc, self._packet_ids, 0, now, False, out)
+            else:
+                out = []
+                self._ingress(self._packet_ids, 0, data, port, now, NORMAL, None, out, first)
+        if tm._size:
+            self.serve_due(now, out)
+        return out
+
+    def serve_due(self, now: float, out: list[OutputPacket] | None = None
+                  ) -> list[OutputPacket]:
+        """:meth:`service` at ``now`` until no queued packet is due any more (packets
+        recirculated meanwhile included); the outputs (appended to ``out`` if given)."""
+        if out is None:
+            out = []
+        tm = self.tm
+        while True:
+            due = tm.next_departure_time()
+            if due is None or due > now:
+                return out
+            served = tm.stats.dequeued
+            out.extend(self.service(now))
+            if tm.stats.dequeued == served:  # pragma: no cover - defensive
+                return out
+
+    def _no_program(self, port: int, data: bytes) -> None:
+        if log.isEnabledFor(logging.DEBUG):
             log.debug("[pkt %d] port %d, %d bytes: dropped, no P4 program loaded",
                       self._packet_ids, port, len(data))
-            self.stats.ingress_drops += 1
-            return
-        self._ingress(self._packet_ids, 0, data, port, now, NORMAL, None)
+        self.stats.ingress_drops += 1
 
     def _ingress(self, pid: int, rounds: int, data: bytes, port: int, now: float,
-                 itype: int, meta: Any) -> None:
+                 itype: int, meta: Any, out: list[OutputPacket] | None,
+                 first: tuple[list[EgressJob], tuple | None] | None = None) -> None:
+        """Ingress (and resubmissions) of one packet; each copy for egress is queued,
+        or with ``out`` given, passed through to egress (outputs appended to ``out``)
+        when the traffic manager allows it and nothing else is due at ``now``.
+        ``first``: the result of the first ``device.ingress`` if already run."""
         debug = log.isEnabledFor(logging.DEBUG)
         device = self._device(debug)
+        tm = self.tm
         while True:
             if debug:
                 self._tracer.label = f"[pkt {pid}]" + (f".{rounds}" if rounds else "")
                 self._tracer.debug("ingress: port %d, %d bytes, instance type %d",
                                    port, len(data), itype)
-            jobs, again = device.ingress(data, port, int(now), itype, meta)
+            if first is None:
+                jobs, again = device.ingress(data, port, int(now), itype, meta)
+            else:
+                (jobs, again), first = first, None
             if debug:
                 self._log_ingress_result(device, jobs, again)
             elif not jobs and again is None:
                 self.stats.ingress_drops += 1
+            if (out is not None and again is None and len(jobs) == 1
+                    and (not tm._size or tm.next_departure_time() > now)  # type: ignore[operator]
+                    and tm.pass_through(jobs[0], now)):
+                job = jobs[0]
+                if debug:
+                    self._tracer.debug("tm: queued on port %d, priority %d (0 ahead)",
+                                       job.port, job.priority)
+                self._egress(job, pid, rounds, now, debug, device, out)
+                return
             for job in jobs:
                 self._enqueue(job, pid, rounds, now, debug)
             if again is None:
@@ -193,35 +275,45 @@ class Dataplane:
         debug = log.isEnabledFor(logging.DEBUG)
         device = self._device(debug)
         tags = self._tags
-        stats = self.stats
         for job in self.tm.dequeue_ready(now, limit):
             pid, rounds = tags.pop(id(job), (0, 0))
-            if debug:
-                self._tracer.label = f"[pkt {pid}]" + (f".{rounds}" if rounds else "")
-                self._tracer.debug(
-                    "egress: port %d, queued %d us (%d left behind)", job.port,
-                    job.sm.deq_timedelta, job.sm.deq_qdepth)
-            pkts, recirc = device.egress(job, int(now))
-            if debug:
-                for pkt in pkts:
-                    self._tracer.debug("out: port %d, %d bytes", pkt.port, len(pkt.data))
-                if not pkts and recirc is None:
-                    self._tracer.debug("dropped at the end of egress")
-            if pkts:
-                out.extend(pkts)
-                stats.transmitted += len(pkts)
-            elif recirc is None:
-                stats.egress_drops += 1
-            if recirc is not None:
-                stats.recirculated += 1
-                if debug:
-                    self._tracer.debug("egress: recirculated")
-                if rounds + 1 > MAX_RECIRCULATIONS:
-                    self._too_many(pid, rounds + 1)
-                    continue
-                data, port, itype, meta, _ = recirc
-                self._ingress(pid, rounds + 1, data, port, now, itype, meta)
+            self._egress(job, pid, rounds, now, debug, device, out)
         return out
+
+    def _egress(self, job: EgressJob, pid: int, rounds: int, now: float, debug: bool,
+                device: V1ModelDevice, out: list[OutputPacket]) -> None:
+        """Egress and deparser of one dequeued packet; outputs appended to ``out``; a
+        recirculated packet re-enters ingress at ``now`` (and waits in the queues)."""
+        if debug:
+            self._tracer.label = f"[pkt {pid}]" + (f".{rounds}" if rounds else "")
+            self._tracer.debug(
+                "egress: port %d, queued %d us (%d left behind)", job.port,
+                job.sm.deq_timedelta, job.sm.deq_qdepth)
+        pkts, recirc = device.egress(job, int(now))
+        self._egress_result(pkts, recirc, pid, rounds, now, debug, out)
+
+    def _egress_result(self, pkts: list[OutputPacket], recirc: tuple | None, pid: int,
+                       rounds: int, now: float, debug: bool, out: list[OutputPacket]) -> None:
+        stats = self.stats
+        if debug:
+            for pkt in pkts:
+                self._tracer.debug("out: port %d, %d bytes", pkt.port, len(pkt.data))
+            if not pkts and recirc is None:
+                self._tracer.debug("dropped at the end of egress")
+        if pkts:
+            out.extend(pkts)
+            stats.transmitted += len(pkts)
+        elif recirc is None:
+            stats.egress_drops += 1
+        if recirc is not None:
+            stats.recirculated += 1
+            if debug:
+                self._tracer.debug("egress: recirculated")
+            if rounds + 1 > MAX_RECIRCULATIONS:
+                self._too_many(pid, rounds + 1)
+                return
+            data, port, itype, meta, _ = recirc
+            self._ingress(pid, rounds + 1, data, port, now, itype, meta, None)
 
     def pending(self) -> int:
         """Packets waiting in the traffic manager."""
