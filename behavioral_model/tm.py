@@ -182,6 +182,8 @@ class TrafficManager:
         self._size = 0
         self._seq = 0
         self._qid: dict[type, bool] = {}  # does this standard_metadata type have qid?
+        self._qid_type: type | None = None  # the last type looked up in _qid, and its
+        self._qid_last = False  # answer
         self._stats = QueueStats()
 
     @property
@@ -303,18 +305,16 @@ class TrafficManager:
         ``deq_qdepth`` 0, ``qid``) and counters; returns False, changing nothing,
         otherwise (then call :meth:`enqueue`). Callers must make sure no other packet
         is due at ``now`` (it would leave first on the slow path)."""
-        priority = job.priority
-        if not 0 <= priority < self.nb_priorities:
-            return False
         p = self._ports.get(job.port)
         if p is None:
             p = self._port(job.port)
-        if p.size:
+        elif p.size:
+            return False
+        priority = job.priority
+        if not 0 <= priority < self.nb_priorities:
             return False
         q = p.queues[priority]
-        if q.capacity <= 0:
-            return False
-        if q.last_send + q.delay_us > now:
+        if q.capacity <= 0 or q.last_send + q.delay_us > now:
             return False
         if p.delay_us:
             if p.next_free > now:
@@ -323,13 +323,15 @@ class TrafficManager:
         q.last_send = now
         sm = job.sm
         sm.enq_timestamp = int(now) & _M32
-        sm.enq_qdepth = 0
-        sm.deq_timedelta = 0
-        sm.deq_qdepth = 0
-        has_qid = self._qid.get(type(sm))
-        if has_qid is None:
-            has_qid = self._qid[type(sm)] = hasattr(sm, "qid")
-        if has_qid:
+        sm.enq_qdepth = sm.deq_timedelta = sm.deq_qdepth = 0
+        cls = type(sm)
+        if cls is not self._qid_type:
+            self._qid_type = cls
+            has_qid = self._qid.get(cls)
+            if has_qid is None:
+                has_qid = self._qid[cls] = hasattr(sm, "qid")
+            self._qid_last = has_qid
+        if self._qid_last:
             sm.qid = priority
         self._seq += 1
         self._stats.dequeued += 1
