@@ -49,7 +49,9 @@ class EgressJob:
     instance_type: int
     rid: int = 0
     priority: int = 0
-    truncate: int | None = None
+    # The packet's context from ingress: flags BMv2 keeps on the packet until it leaves
+    # (recirculate, truncate) ride along; None for clones, which start afresh.
+    ctx: PacketContext | None = None
 
 
 class PacketContext:
@@ -81,6 +83,14 @@ class PacketContext:
         if res[1] and entry.direct_meter is not None:
             units = self.sm.packet_length if res[1] == "bytes" else 1
             self.meter_color = entry.direct_meter.execute(units, self.now_us)
+
+    def for_copy(self, sm: Any) -> PacketContext:
+        """The context of a multicast copy: the flags that stay with the packet."""
+        pk = PacketContext(self.device, sm, self.now_us)
+        pk.payload = self.payload
+        pk.truncate = self.truncate
+        pk.recirculate = self.recirculate
+        return pk
 
     def set_truncate(self, length: int) -> None:
         # BMv2 keeps the smallest length asked for during the packet's life and cuts the
@@ -223,14 +233,17 @@ class V1ModelDevice:
         if sm.mcast_grp:
             replicas = self.state.pre.get_group(sm.mcast_grp) or ()
             for r in replicas:
-                jobs.append(EgressJob(r.egress_port, hdr._copy(), meta._copy(), sm._copy(),
+                copy_sm = sm._copy()
+                jobs.append(EgressJob(r.egress_port, hdr._copy(), meta._copy(), copy_sm,
                                       pk.payload, REPLICATION, r.rid, sm.priority,
-                                      pk.truncate))
+                                      pk.for_copy(copy_sm)))
         elif sm.egress_spec == DROP_PORT:
             pass
         else:
+            # The ingress clone request has been served; egress may make its own.
+            pk.clone_spec = None
             jobs.append(EgressJob(sm.egress_spec, hdr, meta, sm, pk.payload, itype, 0,
-                                  sm.priority, pk.truncate))
+                                  sm.priority, pk))
         return jobs, None
 
     def _i2e_clones(self, data: bytes, port: int, now_us: int, meta: Any,
@@ -280,10 +293,12 @@ class V1ModelDevice:
         sm.egress_rid = job.rid
         sm.instance_type = job.instance_type
         sm.egress_global_timestamp = now_us
-        pk = PacketContext(self, sm, now_us)
-        pk.payload = job.payload
-        if job.truncate is not None:
-            pk.truncate = job.truncate
+        pk = job.ctx
+        if pk is None:
+            pk = PacketContext(self, sm, now_us)
+            pk.payload = job.payload
+        else:
+            pk.now_us = now_us
         try:
             if self.egress_block is not None:
                 self.egress_block(job.hdr, job.meta, sm, pk)
