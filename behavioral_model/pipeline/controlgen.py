@@ -8,6 +8,7 @@ of an inlined callee are bound by name: out/inout arguments to the caller's l-va
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..frontend import ast
@@ -346,14 +347,17 @@ class ControlGenMixin:
         self.w.line(f"{ret} = {self.values.default_expr(call.type)}")
         self.return_vars.append(ret)
         saved_loops, self.loops = self.loops, []
-        try:
+
+        def body() -> None:
             self.w.line("for _ in _ONCE:")
             with self.w.indent():
                 self.block_stmt(decl.body)
+
+        try:
+            self.with_copy_out(copies, body)
         finally:
             self.return_vars.pop()
             self.loops = saved_loops
-        self.copy_out(copies)
         return ret
 
     def inline_action(self, decl: ast.ActionDecl, args: list[Any],
@@ -370,8 +374,7 @@ class ControlGenMixin:
             copy = self.bind_param(p, args[i] if i < len(args) else None)
             if copy is not None:
                 copies.append(copy)
-        self.body_with_return(decl.body)
-        self.copy_out(copies)
+        self.with_copy_out(copies, lambda: self.body_with_return(decl.body))
 
     def body_with_return(self, body: ast.BlockStatement) -> None:
         """A callee body; `return` leaves the one-pass loop wrapped around it. Loops of
@@ -432,6 +435,19 @@ class ControlGenMixin:
         for arg, name in copies:
             self.store(arg, name)
 
+    def with_copy_out(self, copies: list[tuple[ast.Expression, str]], body: Any) -> None:
+        """Emit `body()`, then the copy-out of `copies`; copy-out also happens when the
+        body leaves by `exit` (spec 12.4: exit still copies out), hence try/finally."""
+        if not copies:
+            body()
+            return
+        self.w.line("try:")
+        with self.w.indent():
+            body()
+        self.w.line("finally:")
+        with self.w.indent():
+            self.copy_out(copies)
+
     def inline_apply(self, call: ast.MethodCallExpr) -> None:
         target = call.target
         decl = target.decl
@@ -448,8 +464,7 @@ class ControlGenMixin:
         ctor_args = inst_decl.args if isinstance(inst_decl, ast.InstantiationDecl) else []
         for p, a in zip(decl.constructor_params, ctor_args, strict=False):
             self.env[id(p)] = self.expr(a.value)
-        self.control_body(child, decl)
-        self.copy_out(copies)
+        self.with_copy_out(copies, lambda: self.control_body(child, decl))
 
     # -- tables -----------------------------------------------------------------------
     def apply_table(self, e: ast.Expression) -> tuple[str, str]:
@@ -513,6 +528,5 @@ class ControlGenMixin:
                     name = self.module.fresh(p.name)
                     self.w.line(f"{name} = {codes[i]}")
                     self.env[id(p)] = name
-                self.body_with_return(adecl.body)
-                self.copy_out(copies)
+                self.with_copy_out(copies, partial(self.body_with_return, adecl.body))
         return hit, action
