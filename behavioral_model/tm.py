@@ -298,23 +298,21 @@ class TrafficManager:
 
     def pass_through(self, job: Any, now: float) -> bool:
         """Enqueue ``job`` at ``now`` and dequeue it at once, if that is what
-        ``enqueue(job, now)`` followed by ``dequeue_ready(now)`` would do with this job
-        alone: its port has no packet queued, its queue has room and credit (rate) and
-        the port shaper, if any, is free. Fills in the same queueing metadata
-        (``enq_timestamp`` = ``now``, ``enq_qdepth`` 0, ``deq_timedelta`` 0,
-        ``deq_qdepth`` 0, ``qid``) and counters; returns False, changing nothing,
-        otherwise (then call :meth:`enqueue`). Callers must make sure no other packet
-        is due at ``now`` (it would leave first on the slow path)."""
-        p = self._ports.get(job.port)
-        if p is None:
-            p = self._port(job.port)
-        elif p.size:
-            return False
+        ``enqueue(job, now)`` followed by ``dequeue_ready(now)`` would do with it: its
+        queue is empty and has room and credit (rate), and the port shaper, if any, is
+        free. Fills in the same queueing metadata (``enq_timestamp`` = ``now``,
+        ``enq_qdepth`` 0, ``deq_timedelta`` 0, ``deq_qdepth`` 0, ``qid``) and counters;
+        returns False, changing nothing, otherwise (then call :meth:`enqueue`).
+        Precondition: no queued packet is due at ``now`` (the slow path would send it
+        first; :meth:`next_departure_time` tells)."""
         priority = job.priority
         if not 0 <= priority < self.nb_priorities:
             return False
+        p = self._ports.get(job.port)
+        if p is None:
+            p = self._port(job.port)
         q = p.queues[priority]
-        if q.capacity <= 0 or q.last_send + q.delay_us > now:
+        if q.items or q.capacity <= 0 or q.last_send + q.delay_us > now:
             return False
         if p.delay_us:
             if p.next_free > now:

@@ -4,6 +4,7 @@ router. No root needed."""
 
 from __future__ import annotations
 
+import socket
 import struct
 import threading
 import time
@@ -27,6 +28,7 @@ from behavioral_model.ports.nn import (
     pack_message,
     unpack_message,
 )
+from behavioral_model.ports.sp import SPPairListener, parse_address
 from behavioral_model.program import load_program
 from behavioral_model.runtime.matches import Exact, Lpm
 from behavioral_model.runtime.tables import ActionCall, TableEntry
@@ -264,3 +266,219 @@ def test_ptf_nn_client_works_unchanged(switch) -> None:
         assert wait_for(lambda: set(ports.port_info()) == {2})
     finally:
         client.close()
+
+
+# -- the SP transport (nanomsg/NNG wire protocol on plain sockets) ----------------------
+def free_tcp_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def started(router, addr: str, **kwargs) -> tuple[SwitchCore, NanomsgPorts]:
+    core = SwitchCore(0)
+    core.set_pipeline(*router, 1)
+    program_router(core)
+    ports = NanomsgPorts(addr, **kwargs)
+    core.add_port_backend(ports)
+    core.start()
+    return core, ports
+
+
+class RawPeer:
+    """A PAIR v0 peer written from the SP wire protocol, on a Unix socket."""
+
+    def __init__(self, path: str, protocol: int = 0x10) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(3)
+        self.sock.connect(path)
+        self.sock.sendall(b"\x00SP\x00" + protocol.to_bytes(2, "big") + b"\x00\x00")
+
+    def handshake(self) -> bytes:
+        return self.recv_exact(8)
+
+    @staticmethod
+    def frame(msg: bytes) -> bytes:
+        return b"\x01" + len(msg).to_bytes(8, "big") + msg
+
+    def recv_exact(self, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def recv_msg(self) -> bytes:
+        head = self.recv_exact(9)
+        assert head[0] == 1
+        return self.recv_exact(int.from_bytes(head[1:], "big"))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_addresses() -> None:
+    assert parse_address("ipc:///tmp/x.ipc") == ("ipc", "/tmp/x.ipc")
+    assert parse_address("tcp://127.0.0.1:9090") == ("tcp", ("127.0.0.1", 9090))
+    assert parse_address("tcp://*:9090") == ("tcp", (None, 9090))
+    assert parse_address("tcp://[::1]:9090") == ("tcp", ("::1", 9090))
+    for bad in ("tcp://host", "tcp://host:http", "ipc://", "udp://x:1"):
+        with pytest.raises(ValueError):
+            parse_address(bad)
+    with pytest.raises(ValueError):
+        NanomsgPorts("inproc://x", transport="sp")
+    with pytest.raises(ValueError):
+        NanomsgPorts("ipc:///tmp/x.ipc", transport="zmq")
+
+
+@pytest.mark.parametrize("scheme", ["tcp", "inproc", "ipc-nng"])
+def test_other_transports(tmp_path: Path, router, scheme: str) -> None:
+    """tcp:// (SP framing without the type byte), inproc:// (pynng) and the pynng
+    transport chosen for ipc://: frames in, routed frames out, in order."""
+    if scheme == "tcp":
+        addr, kwargs = f"tcp://127.0.0.1:{free_tcp_port()}", {}
+    elif scheme == "inproc":
+        addr, kwargs = f"inproc://bm-test-{id(tmp_path)}", {}
+    else:
+        addr, kwargs = f"ipc://{tmp_path}/nng.ipc", {"transport": "nng"}
+    core, ports = started(router, addr, **kwargs)
+    assert ports.transport == ("sp" if scheme == "tcp" else "nng")
+    peer = Peer(addr)
+    try:
+        frames = [ipv6_frame(payload=bytes([i]) * 30) for i in range(20)]
+        for f in frames:
+            peer.packet(1, f)
+        assert [peer.recv()[3] for _ in frames] == [routed(f) for f in frames]
+        assert wait_for(lambda: ports.connected)
+        peer.send(MSG_INFO_REQ, 3, 1)
+        assert peer.recv()[:3] == (MSG_INFO_REP, 3, 1)
+    finally:
+        peer.close()
+        core.stop()
+
+
+def test_one_peer_at_a_time(switch) -> None:
+    """As NNG's pair0: a second peer is turned away while the first is connected
+    (its dialer keeps retrying) and gets through once the first has gone."""
+    _, ports, addr = switch
+    first = Peer(addr)
+    second = pynng.Pair0(recv_timeout=3000, send_timeout=3000, reconnect_time_min=20,
+                         reconnect_time_max=50)
+    try:
+        frame = ipv6_frame()
+        first.packet(1, frame)
+        assert first.recv()[3] == routed(frame)
+        second.dial(addr, block=False)
+        time.sleep(0.2)
+        first.packet(1, frame)  # still the peer
+        assert first.recv()[3] == routed(frame)
+        first.close()
+        time.sleep(0.3)  # the second dialer's next attempt is accepted
+        second.send(pack_message(MSG_PACKET_IN, 1, len(frame), frame))
+        assert unpack_message(second.recv())[3] == routed(frame)
+    finally:
+        second.close()
+
+
+def test_sp_framing_split_and_coalesced_writes(switch) -> None:
+    """Messages split across writes, several in one write, and a frame far larger
+    than one read (256 KB) all come through; the replies are SP-framed."""
+    _, ports, addr = switch
+    raw = RawPeer(addr[len("ipc://"):])
+    try:
+        assert raw.handshake() == b"\x00SP\x00\x00\x10\x00\x00"
+        frames = [ipv6_frame(payload=b"a" * 10), ipv6_frame(payload=b"b" * 300),
+                  ipv6_frame() + bytes(range(256)) * 1024]  # trailing bytes: payload
+        wire = b"".join(RawPeer.frame(pack_message(MSG_PACKET_IN, 1, len(f), f))
+                        for f in frames)
+        for cut in (5, 9, 40, 5000, len(wire)):  # in pieces, each cut mid-header/body
+            raw.sock.sendall(wire[:cut])
+            wire = wire[cut:]
+            time.sleep(0.02)
+        for f in frames:
+            assert unpack_message(raw.recv_msg()) == (MSG_PACKET_OUT, 2, len(f), routed(f))
+        assert wait_for(lambda: ports.rx_messages == 3)
+    finally:
+        raw.close()
+
+
+def test_peers_that_break_the_protocol_are_closed(switch) -> None:
+    _, ports, addr = switch
+    path = addr[len("ipc://"):]
+    for protocol in (0x11, 0x30):  # PAIR v1, PUB: not our peer
+        raw = RawPeer(path, protocol)
+        raw.handshake()
+        assert raw.sock.recv(1) == b""  # closed
+        raw.close()
+    raw = RawPeer(path)
+    raw.handshake()
+    raw.sock.sendall(b"\x07" + bytes(8))  # unknown SP message type
+    assert raw.sock.recv(1) == b""
+    raw.close()
+    raw = RawPeer(path)
+    raw.handshake()
+    raw.sock.sendall(b"\x01" + (1 << 40).to_bytes(8, "big"))  # absurd length
+    assert raw.sock.recv(1) == b""
+    raw.close()
+    assert wait_for(lambda: not ports.connected)
+    peer = Peer(addr)  # a proper peer still gets in
+    try:
+        peer.packet(1, ipv6_frame())
+        assert peer.recv()[3] == routed(ipv6_frame())
+    finally:
+        peer.close()
+
+
+def test_stale_socket_file_is_replaced_a_live_one_is_not(tmp_path: Path) -> None:
+    path = tmp_path / "stale.ipc"
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))  # a file left behind by a switch that died
+    dead.close()
+    first = NanomsgPorts(f"ipc://{path}")
+    try:
+        with pytest.raises(OSError, match="cannot listen"):
+            NanomsgPorts(f"ipc://{path}")
+    finally:
+        first.close()
+    assert not path.exists()  # removed on close, as NNG does
+
+
+def test_slow_peer_gets_whole_messages(tmp_path: Path) -> None:
+    """A peer that does not read: senders buffer up to ``send_buffer`` bytes, then
+    wait their timeout and drop whole batches; the stream stays well-formed."""
+    path = tmp_path / "slow.ipc"
+    listener = SPPairListener(f"ipc://{path}", send_buffer=64 << 10)
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set() and listener.recv_batch(0.05) is not None:
+            pass
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    raw = RawPeer(str(path))
+    try:
+        raw.handshake()
+        assert wait_for(lambda: listener.connected)
+        msg = bytes(range(256)) * 40  # 10 KB
+        taken, refused = 0, 0
+        start = time.monotonic()
+        while refused < 2:
+            n = listener.send_many([msg, msg], timeout_s=0.05)
+            assert n in (0, 2)
+            taken += n
+            refused += n == 0
+        assert time.monotonic() - start < 5
+        assert taken >= 12  # the kernel's buffer and ours took some
+        for _ in range(taken):  # now read: every message arrives whole
+            assert raw.recv_msg() == msg
+        assert listener.send_many([b"after"], 1.0) == 1
+        assert raw.recv_msg() == b"after"
+    finally:
+        raw.close()
+        stop.set()
+        listener.wake()
+        thread.join(5)
+        listener.close()

@@ -219,6 +219,70 @@ def test_real_time_rate_limit(io_switch) -> None:
     assert elapsed >= 0.019
 
 
+class BatchSink(Sink):
+    """A port backend that delivers and sends in batches, as the nanomsg port."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deliver_batch = None
+        self.batches: list[int] = []
+
+    def start_batched(self, deliver_batch) -> None:
+        self.deliver_batch = deliver_batch
+
+    def transmit_batch(self, frames) -> None:
+        self.batches.append(len(frames))
+        for f in frames:
+            self.sent.put((f.port, f.data))
+
+
+@pytest.fixture
+def batch_switch(packet_io_program):
+    core = SwitchCore(3, cpu_port=CPU_PORT)
+    core.set_pipeline(*packet_io_program, 42)
+    sink = BatchSink()
+    core.add_port_backend(sink)
+    core.start()
+    assert sink.deliver_batch is not None  # start_batched preferred over start
+    yield core, sink
+    core.stop()
+
+
+def test_batches_run_in_the_callers_thread_in_order(batch_switch) -> None:
+    core, sink = batch_switch
+    frames = [(1, eth(0x0800, payload=bytes([i]))) for i in range(100)]
+    assert sink.deliver_batch(frames) is True
+    # everything was processed and sent before the call returned, in order, in
+    # batches of at most BATCH frames
+    assert [sink.sent.get_nowait() for _ in frames] == [(2, f) for _, f in frames]
+    assert sink.batches == [64, 36]
+    assert core.dataplane.stats.received == 100
+    # other sources still go through the input buffer and the data-plane thread
+    core.packet_out(eth(0x0800), {"egress_port": 7, "tag": 1})
+    assert sink.get()[0] == 7
+
+
+def test_batched_frames_behind_a_rate_limit_leave_on_time(batch_switch) -> None:
+    core, sink = batch_switch
+    core.set_queue_rate(2, 200)  # 5 ms apart
+    start = time.monotonic()
+    sink.deliver_batch([(1, eth(0x0800, payload=bytes([i]))) for i in range(4)])
+    assert sink.sent.get_nowait()[1][-1] == 0  # had credit: left at once
+    # the others wait in the queue; the data-plane thread sends them when due
+    assert [sink.get()[1][-1] for _ in range(3)] == [1, 2, 3]
+    assert time.monotonic() - start >= 0.014
+    assert core.idle()
+    stats = core.tm.stats
+    assert (stats.enqueued, stats.dequeued) == (4, 4)
+
+
+def test_batch_after_stop_is_refused(batch_switch) -> None:
+    core, sink = batch_switch
+    core.stop()
+    assert sink.deliver_batch([(1, eth(0x0800))]) is False
+    assert sink.sent.empty()
+
+
 def test_cpu_port_cannot_be_a_data_port() -> None:
     class OnPort64(Sink):
         def port_info(self) -> dict:

@@ -322,3 +322,155 @@ def test_pipeline_tail_drop_and_priority_drop(probe_program) -> None:
     assert dp.pending() == 2
     assert dp.stats.tm_drops == 3
     assert dp.tm.stats.tail_drops == {(2, 0): 2} and dp.tm.stats.priority_drops == 1
+
+
+# -- pass-through: the switch's fast path gives what the queue would -----------------
+def qjob(port: int = 1, priority: int = 0, qid: bool = False) -> SimpleNamespace:
+    j = job(port, priority)
+    if qid:
+        j.sm.qid = 99
+    return j
+
+
+def meta(j: SimpleNamespace) -> dict:
+    return dict(vars(j.sm))
+
+
+def queued_then_dequeued(tm: TrafficManager, j: SimpleNamespace, now: float) -> bool:
+    """The slow path: enqueue, then the departures due at ``now``."""
+    return tm.enqueue(j, now) and j in tm.dequeue_ready(now)
+
+
+def twin(setup) -> tuple[TrafficManager, TrafficManager]:
+    return setup(), setup()
+
+
+@pytest.mark.parametrize("setup, history, probe, now", [
+    (TrafficManager, [], dict(), 7.9),
+    (lambda: TrafficManager(priority_queues=4), [], dict(priority=3, qid=True), 10),
+    (lambda: TrafficManager(queue_rate_pps=1000), [(1, 0, 0.0), (1, 0, 1000.0)],
+     dict(), 2000.5),  # a rate, with credit again
+    (lambda: TrafficManager(queue_rate_pps=1000), [(2, 0, 0.0)], dict(), 10),  # other port
+    (lambda: _shaped(TrafficManager(priority_queues=2)), [(1, 1, 0.0)],
+     dict(priority=0, qid=True), 1000),  # port shaper, free again
+])
+def test_pass_through_equals_enqueue_then_dequeue(setup, history, probe, now) -> None:
+    fast, slow = twin(setup)
+    for tm in (fast, slow):  # same past: packets that came and went
+        for port, prio, t in history:
+            assert tm.enqueue(job(port, prio), t)
+            assert len(tm.dequeue_ready(t)) == 1
+    a, b = qjob(**probe), qjob(**probe)
+    assert fast.pass_through(a, now) is True
+    assert queued_then_dequeued(slow, b, now)
+    assert meta(a) == meta(b)
+    assert meta(a)["enq_timestamp"] == int(now) and meta(a)["deq_timedelta"] == 0
+    assert (fast.stats.enqueued, fast.stats.dequeued) == (slow.stats.enqueued,
+                                                           slow.stats.dequeued)
+    assert len(fast) == len(slow) == 0
+    # and the future is the same: the next packet (same port, same priority) gets the
+    # same departure time (rates and shaper saw the pass-through packet)
+    c, d = qjob(**probe), qjob(**probe)
+    fast.enqueue(c, now)
+    slow.enqueue(d, now)
+    assert fast.next_departure_time() == slow.next_departure_time()
+    assert meta(c) == meta(d)
+
+
+def _shaped(tm: TrafficManager) -> TrafficManager:
+    tm.set_port_rate(1, 1000)
+    return tm
+
+
+@pytest.mark.parametrize("setup, probe", [
+    (lambda: _busy(TrafficManager(queue_rate_pps=1)), dict()),  # packets queued ahead
+    (lambda: _sent(TrafficManager(queue_rate_pps=1000)), dict()),  # no credit yet
+    (lambda: _sent(_shaped(TrafficManager(priority_queues=2))), dict(priority=1)),
+    (lambda: _zero(TrafficManager()), dict()),  # depth 0: the slow path drops it
+    (TrafficManager, dict(priority=1)),  # priority out of range: dropped
+])
+def test_pass_through_refuses_what_must_wait_or_drop(setup, probe) -> None:
+    tm = setup()
+    before = (len(tm), tm.stats.enqueued, tm.stats.dequeued, tm.next_departure_time())
+    j = qjob(**probe)
+    assert tm.pass_through(j, 500) is False
+    assert (len(tm), tm.stats.enqueued, tm.stats.dequeued,
+            tm.next_departure_time()) == before  # nothing changed
+    assert meta(j) == meta(qjob(**probe))
+    assert not queued_then_dequeued(setup(), qjob(**probe), 500)  # nor would it leave
+
+
+def test_pass_through_beside_a_waiting_lower_priority_queue() -> None:
+    """A port holds a packet that is not due yet in priority queue 0: a priority-1
+    packet whose own queue is empty leaves at once on both paths."""
+    fast, slow = twin(lambda: _busy(TrafficManager(priority_queues=2, queue_rate_pps=1)))
+    assert fast.next_departure_time() > 500  # the precondition: nothing due at 500
+    a, b = qjob(priority=1, qid=True), qjob(priority=1, qid=True)
+    assert fast.pass_through(a, 500) is True
+    assert queued_then_dequeued(slow, b, 500)
+    assert meta(a) == meta(b)
+    assert (len(fast), fast.stats.dequeued) == (len(slow), slow.stats.dequeued) == (1, 2)
+
+
+def _busy(tm: TrafficManager) -> TrafficManager:
+    tm.enqueue(job(), 0)
+    tm.enqueue(job(), 0)
+    tm.dequeue_ready(0)  # one left, due in a second
+    return tm
+
+
+def _sent(tm: TrafficManager) -> TrafficManager:
+    tm.enqueue(job(), 0)  # the next may leave at 1000 us
+    tm.dequeue_ready(0)
+    return tm
+
+
+def _zero(tm: TrafficManager) -> TrafficManager:
+    tm.set_queue_depth(1, 0)
+    return tm
+
+
+ARRIVALS = [  # (time us, priority, packet number)
+    (100, 0, 0), (100, 0, 1), (100, 1, 2), (150, 1, 3), (1500, 0, 4), (1600, 0, 5),
+    (1600, 1, 6), (9000, 0, 7), (9000, 0, 8), (20000, 1, 9),
+]
+
+
+@pytest.mark.parametrize("rate", [0, 1000])
+def test_dataplane_process_equals_receive_then_service(probe_program, rate) -> None:
+    """``Dataplane.process`` (ingress straight to egress when the queue is empty) and
+    ``receive`` + ``service`` give the same packets, in the same order, with the same
+    queueing metadata (written into the packet by the probe program) and counters."""
+    fast = Dataplane(TrafficManager(priority_queues=2, queue_rate_pps=rate))
+    slow = Dataplane(TrafficManager(priority_queues=2, queue_rate_pps=rate))
+    passed: list[bool] = []
+    pass_through = fast.tm.pass_through
+
+    def spy(j, now):
+        passed.append(pass_through(j, now))
+        return passed[-1]
+
+    fast.tm.pass_through = spy  # type: ignore[method-assign]
+    outputs: dict[str, list] = {"fast": [], "slow": []}
+    for dp in (fast, slow):
+        dp.set_program(probe_program)
+    for t, prio, n in ARRIVALS:
+        for name, dp in (("fast", fast), ("slow", slow)):
+            # departures that fell due before this arrival leave first
+            while (due := dp.next_departure_time()) is not None and due < t:
+                outputs[name] += dp.serve_due(due)
+        outputs["fast"] += fast.process(1, probe_frame(prio, n), t)
+        slow.receive(1, probe_frame(prio, n), t)
+        outputs["slow"] += slow.serve_due(t)
+    for name, dp in (("fast", fast), ("slow", slow)):
+        while (due := dp.next_departure_time()) is not None:
+            outputs[name] += dp.serve_due(due)
+    got = {name: [probe_values(p.data) for p in pkts] for name, pkts in outputs.items()}
+    assert len(got["fast"]) == len(ARRIVALS)
+    assert got["fast"] == got["slow"]
+    assert fast.stats == slow.stats
+    assert fast.tm.stats == slow.tm.stats
+    assert any(passed)  # the fast path was taken ...
+    assert not all(passed) or rate == 0  # ... and, with a rate, not always
+    if rate == 0:  # nothing ever waits: every packet sees empty queues
+        assert all(v[2:] == (0, 0, 0) for v in got["fast"])

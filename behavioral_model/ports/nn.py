@@ -118,6 +118,7 @@ class _NngTransport:
 
         self._pynng = pynng
         self._peers = 0
+        self._heard = False  # a message arrived since the last peer left
         self._on_peer = on_peer
         self._lock = threading.Lock()
         self._sock = pynng.Pair0(recv_timeout=RECV_TIMEOUT_MS, send_timeout=SEND_TIMEOUT_MS,
@@ -133,11 +134,15 @@ class _NngTransport:
 
     def _peer(self, delta: int) -> None:
         self._peers = max(0, self._peers + delta)
+        if delta < 0:
+            self._heard = False
         self._on_peer(delta > 0)
 
     @property
     def connected(self) -> bool:
-        return self._peers > 0
+        # NNG may run the post-connect callback only after the peer's first messages
+        # were received (and answered): a message received is proof of a peer too
+        return self._peers > 0 or self._heard
 
     def recv_batch(self, timeout_s: float) -> list[bytes] | None:
         pynng = self._pynng
@@ -156,6 +161,7 @@ class _NngTransport:
                 msgs.append(recv(block=False))
         except (pynng.TryAgain, pynng.Timeout, pynng.Closed):
             pass
+        self._heard = True
         return msgs
 
     def send_many(self, messages: Sequence[bytes], timeout_s: float) -> int:

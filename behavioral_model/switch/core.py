@@ -347,7 +347,11 @@ class SwitchCore:
                     outputs: list[OutputPacket] = []
                     process = dp.process
                     for port, data in frames:
-                        out = process(port, data, now)
+                        try:
+                            out = process(port, data, now)
+                        except Exception:  # a bug in the pipeline must not kill the switch
+                            log.exception("error in the data plane; packet dropped")
+                            continue
                         if out:
                             outputs += out
                     due: float | None = None
