@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from lark import Token, Transformer, v_args
@@ -45,7 +44,9 @@ class StatementRules(Transformer):
     def compound_assignment(self, lhs: ast.Expression, op: Token, rhs: ast.Expression,
                             _semi: Token) -> ast.AssignmentStatement:
         # `a op= b` is `a = a op b` (spec 11.1); the l-value has no side effects to repeat.
-        value = ast.BinaryExpr(op=str(op)[:-1], left=copy.deepcopy(lhs), right=rhs,
+        # The same l-value node is the left operand: the pipeline evaluates its run-time
+        # indexes once, for the read and the write (spec 11.1).
+        value = ast.BinaryExpr(op=str(op)[:-1], left=lhs, right=rhs,
                                loc=lhs.loc)
         return ast.AssignmentStatement(lhs=lhs, rhs=value, loc=lhs.loc)
 

@@ -194,13 +194,19 @@ class ControlGenMixin:
                 self.w.line("break")
 
     def assign(self, lhs: ast.Expression, rhs: ast.Expression) -> None:
+        # `a[i] op= b` shares the l-value node with its read: evaluate `i` once.
+        spilled = []
+        if isinstance(rhs, ast.BinaryExpr) and rhs.left is lhs:
+            spilled = self.spill_indexes(lhs)
         pre, value = self._captured(rhs)
-        if pre:
+        if pre and not spilled:
             # Spec 11.1: the l-value is evaluated before the right side, whose inlined
             # calls may change what a run-time stack index reads.
-            self.spill_indexes(lhs)
-            self.module.lines.extend(pre)
+            spilled = self.spill_indexes(lhs)
+        self.module.lines.extend(pre)
         self.store(lhs, self.copy_if_composite(value, rhs))
+        for key in spilled:
+            del self.overrides[key]
 
     def store(self, lhs: ast.Expression, value: str) -> None:
         """Write `value` (Python code) into the l-value `lhs`."""

@@ -255,15 +255,19 @@ class ExprGenMixin:
             codes.append(code)
         return codes
 
-    def spill_indexes(self, lvalue: ast.Expression) -> None:
-        """Evaluate the run-time stack indexes of an l-value now, into locals."""
+    def spill_indexes(self, lvalue: ast.Expression) -> list[int]:
+        """Evaluate the run-time stack indexes of an l-value now, into locals; returns
+        the keys of `overrides` to drop once the statement is generated."""
+        spilled = []
         node = lvalue
         while isinstance(node, ast.MemberExpr | ast.IndexExpr | ast.SliceExpr):
             if isinstance(node, ast.IndexExpr) and self.const_value(node.index) is None:
                 tmp = self.module.fresh("ix")
                 self.w.line(f"{tmp} = {self.expr(node.index)}")
                 self.overrides[id(node.index)] = tmp
+                spilled.append(id(node.index))
             node = node.base
+        return spilled
 
     def _replay(self, pre: list[str]) -> None:
         self.module.lines.extend("    " + line for line in pre)
