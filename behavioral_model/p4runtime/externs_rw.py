@@ -19,9 +19,8 @@ from behavioral_model.runtime.tables import TableEntry
 from .codec import decode_int, decode_uint, encode_int, encode_uint
 from .context import PipelineContext
 from .errors import invalid, out_of_range, unimplemented
-from .fieldmatch import encode_match
 from .p4info_index import ExternInfo, TableInfo
-from .tables import find_entry
+from .tables import encode_key, find_entry
 from .values import (
     decode_counter_data,
     decode_meter_config,
@@ -109,15 +108,6 @@ def write_direct_counter(ctx: PipelineContext, kind: int,
         entry.direct_counter.bytes = nbytes
 
 
-def _key_only(info: TableInfo, entry: TableEntry, te: p4runtime_pb2.TableEntry) -> None:
-    te.table_id = info.id
-    te.priority = entry.priority
-    for field in info.fields:
-        match = entry.matches[field.position]
-        if match is not None:
-            encode_match(field, match, te.match.add())
-
-
 def _direct_entries(ctx: PipelineContext, te: p4runtime_pb2.TableEntry,
                     kind: str) -> Iterator[tuple[TableInfo, TableEntry]]:
     if te.table_id == 0:
@@ -141,7 +131,7 @@ def read_direct_counters(ctx: PipelineContext, want: p4runtime_pb2.DirectCounter
     for info, entry in list(_direct_entries(ctx, want.table_entry, "Counter")):
         cell = entry.direct_counter
         out = new()
-        _key_only(info, entry, out.table_entry)
+        encode_key(info, entry, out.table_entry)
         out.data.packet_count = cell.packets
         out.data.byte_count = cell.bytes
         out.data.SetInParent()
@@ -202,7 +192,7 @@ def read_direct_meters(ctx: PipelineContext, want: p4runtime_pb2.DirectMeterEntr
         raise unimplemented("per-color meter counters are not supported by this target")
     for info, entry in list(_direct_entries(ctx, want.table_entry, "Meter")):
         out = new()
-        _key_only(info, entry, out.table_entry)
+        encode_key(info, entry, out.table_entry)
         meter = entry.direct_meter
         if meter is not None:
             out.config.CopyFrom(encode_meter_config(meter.config))

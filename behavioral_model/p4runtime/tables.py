@@ -276,6 +276,16 @@ def _write_default(ctx: PipelineContext, kind: int, d: EntryData) -> None:
 
 # -- reads -------------------------------------------------------------------------------
 
+def encode_key(info: TableInfo, entry: TableEntry, te: p4runtime_pb2.TableEntry) -> None:
+    """Table id, priority and match of ``entry`` into ``te`` (wildcards left out)."""
+    te.table_id = info.id
+    te.priority = entry.priority
+    for field in info.fields:
+        match = entry.matches[field.position]
+        if match is not None:
+            encode_match(field, match, te.match.add())
+
+
 def encode_entry(ctx: PipelineContext, info: TableInfo, table: Table, entry: TableEntry,
                  want: p4runtime_pb2.TableEntry | None = None, now_ns: int = 0,
                  te: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
@@ -284,12 +294,7 @@ def encode_entry(ctx: PipelineContext, info: TableInfo, table: Table, entry: Tab
     asks for them."""
     if te is None:
         te = p4runtime_pb2.TableEntry()
-    te.table_id = info.id
-    te.priority = entry.priority
-    for field in info.fields:
-        match = entry.matches[field.position]
-        if match is not None:
-            encode_match(field, match, te.match.add())
+    encode_key(info, entry, te)
     if entry.action.__class__ is ActionCall:
         encode_action(ctx.index, entry.action, te.action.action)
     else:
