@@ -181,6 +181,8 @@ class TrafficManager:
         self._active: set[int] = set()  # ports with queued packets
         self._size = 0
         self._seq = 0
+        self._passed = 0  # packets that went through with pass_through/admit
+        self._dequeued = 0  # packets dequeued from the queues
         self._qid: dict[type, bool] = {}  # does this standard_metadata type have qid?
         self._qid_type: type | None = None  # the last type looked up in _qid, and its
         self._qid_last = False  # answer
@@ -188,7 +190,8 @@ class TrafficManager:
 
     @property
     def stats(self) -> QueueStats:
-        self._stats.enqueued = self._seq
+        self._stats.enqueued = self._seq + self._passed
+        self._stats.dequeued = self._dequeued + self._passed
         return self._stats
 
     # -- configuration ------------------------------------------------------------------
@@ -305,12 +308,16 @@ class TrafficManager:
         returns False, changing nothing, otherwise (then call :meth:`enqueue`).
         Precondition: no queued packet is due at ``now`` (the slow path would send it
         first; :meth:`next_departure_time` tells)."""
-        priority = job.priority
+        return self.admit(job.port, job.priority, job.sm, now)
+
+    def admit(self, port: int, priority: int, sm: Any, now: float) -> bool:
+        """:meth:`pass_through` of a packet given by parts: its egress ``port``,
+        ``priority`` and standard metadata ``sm``."""
         if not 0 <= priority < self.nb_priorities:
             return False
-        p = self._ports.get(job.port)
+        p = self._ports.get(port)
         if p is None:
-            p = self._port(job.port)
+            p = self._port(port)
         q = p.queues[priority]
         if q.items or q.capacity <= 0 or q.last_send + q.delay_us > now:
             return False
@@ -319,10 +326,9 @@ class TrafficManager:
                 return False
             p.next_free = now + p.delay_us
         q.last_send = now
-        sm = job.sm
         sm.enq_timestamp = int(now) & _M32
         sm.enq_qdepth = sm.deq_timedelta = sm.deq_qdepth = 0
-        cls = type(sm)
+        cls = sm.__class__
         if cls is not self._qid_type:
             self._qid_type = cls
             has_qid = self._qid.get(cls)
@@ -331,8 +337,7 @@ class TrafficManager:
             self._qid_last = has_qid
         if self._qid_last:
             sm.qid = priority
-        self._seq += 1
-        self._stats.dequeued += 1
+        self._passed += 1
         return True
 
     def next_departure_time(self) -> float | None:
@@ -410,7 +415,7 @@ class TrafficManager:
         self._size -= len(out)
         if not p.size:
             self._active.discard(port)
-        self._stats.dequeued += len(out)
+        self._dequeued += len(out)
         return out
 
     def clear(self) -> list[Any]:

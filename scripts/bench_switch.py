@@ -64,6 +64,8 @@ from p4rt_session import (  # noqa: E402
 
 from behavioral_model.frontend.p4info import generate_p4info  # noqa: E402
 from behavioral_model.p4runtime.device_config import make_bundle  # noqa: E402
+from behavioral_model.ports.sp_dialer import SPPairDialer  # noqa: E402
+from behavioral_model.ports.sp_frames import frame_messages  # noqa: E402
 from behavioral_model.program import load_program  # noqa: E402
 
 ROUTER_P4 = ROOT / "examples" / "ipv6_router.p4"
@@ -327,14 +329,74 @@ class Run:
         return self.received / self.seconds if self.seconds > 0 else 0.0
 
 
-def blast(sock: pynng.Pair0, packets: list[tuple[bytes, int, bytes]], count: int,
+SEND_CHUNK = 50  # frames per write (divides N_DISTINCT)
+
+
+class SPClient:
+    """The traffic generator's end of the packet-in socket: our SP dialer, frames
+    framed once and sent ``SEND_CHUNK`` per write."""
+
+    name = "SP dialer (plain sockets)"
+
+    def __init__(self, addr: str) -> None:
+        self.peer = SPPairDialer(addr)
+
+    def prepare(self, messages: list[bytes]) -> list[bytes]:
+        return [frame_messages([m], self.peer.ipc) for m in messages]
+
+    def send(self, prepared: list[bytes]) -> None:
+        self.peer.send_framed(b"".join(prepared))
+
+    def recv(self, timeout_s: float) -> list[bytes]:
+        return self.peer.recv_batch(timeout_s)
+
+    def close(self) -> None:
+        self.peer.close()
+
+
+class PynngClient:
+    """The same through pynng, as PTF's nn platform sends (one message per call)."""
+
+    name = "pynng Pair0 (as PTF)"
+
+    def __init__(self, addr: str) -> None:
+        self.sock = pynng.Pair0(send_timeout=10_000, recv_timeout=1000,
+                                send_buffer_size=1024, recv_buffer_size=1024)
+        self.sock.dial(addr, block=True)
+
+    def prepare(self, messages: list[bytes]) -> list[bytes]:
+        return messages
+
+    def send(self, prepared: list[bytes]) -> None:
+        send = self.sock.send
+        for msg in prepared:
+            send(msg)
+
+    def recv(self, timeout_s: float) -> list[bytes]:
+        self.sock.recv_timeout = int(timeout_s * 1000)
+        try:
+            return [self.sock.recv()]
+        except pynng.Timeout:
+            return []
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+Client = SPClient | PynngClient
+
+
+def blast(client: Client, packets: list[tuple[bytes, int, bytes]], count: int,
           switch: Switch, idle_s: float = 1.0) -> Run:
     """Send ``count`` frames into port 1 from this thread while a receiver thread
-    counts what comes back; the receiver stops ``idle_s`` after the last frame (that
-    idle time is not part of the measured interval)."""
+    checks and counts what comes back; the receiver stops ``idle_s`` after the last
+    frame (that idle time is not part of the measured interval)."""
     messages = [NN_HEADER.pack(NN_PACKET_IN, 1, len(f)) + f for f, _, _ in packets]
     expected = {NN_HEADER.pack(NN_PACKET_OUT, port, len(exp)) + exp
                 for _, port, exp in packets}
+    prepared = client.prepare(messages)
+    n = len(prepared)
+    cycle = prepared + prepared[:SEND_CHUNK]  # a chunk may wrap around the list
     received = 0
     wrong = 0
     last_rx = 0.0
@@ -342,29 +404,28 @@ def blast(sock: pynng.Pair0, packets: list[tuple[bytes, int, bytes]], count: int
 
     def receive() -> None:
         nonlocal received, wrong, last_rx
-        sock.recv_timeout = int(idle_s * 1000)
         while received + wrong < count:
-            try:
-                msg = sock.recv()
-            except pynng.Timeout:
+            msgs = client.recv(idle_s)
+            if not msgs:
                 if sending_done.is_set():
                     return
                 continue
             last_rx = time.perf_counter()
-            if msg in expected:
-                received += 1
-            else:
-                wrong += 1
+            for msg in msgs:
+                if msg in expected:
+                    received += 1
+                else:
+                    wrong += 1
 
     receiver = threading.Thread(target=receive, name="bench-rx")
     cpu0 = switch.cpu_seconds()
     client0 = time.process_time()
     receiver.start()
-    n = len(messages)
     t0 = time.perf_counter()
-    send = sock.send
-    for i in range(count):
-        send(messages[i % n])
+    send = client.send
+    for start in range(0, count, SEND_CHUNK):
+        first = start % n
+        send(cycle[first:first + min(SEND_CHUNK, count - start)])
     sending_done.set()
     receiver.join()
     cpu1 = switch.cpu_seconds()
@@ -374,7 +435,7 @@ def blast(sock: pynng.Pair0, packets: list[tuple[bytes, int, bytes]], count: int
                client_cpu)
 
 
-def bench_packets(workdir: Path, packets: int, warmup: int) -> bool:
+def bench_packets(workdir: Path, packets: int, warmup: int, client_kind: str) -> bool:
     with switch_process(workdir, "--no-p4") as switch:
         helpers: list[P4InfoHelper] = []
         session = connect(switch, ROUTER_P4, helpers)
@@ -385,22 +446,21 @@ def bench_packets(workdir: Path, packets: int, warmup: int) -> bool:
             return False
         finally:
             session.close()
-        sock = pynng.Pair0(send_timeout=10_000, recv_timeout=1000, send_buffer_size=1024,
-                           recv_buffer_size=1024)
+        client: Client = (PynngClient if client_kind == "pynng" else SPClient)(switch.ipc)
         try:
-            sock.dial(switch.ipc, block=True)
             frames = traffic()
-            warm = blast(sock, frames, warmup, switch)
-            run = blast(sock, frames, packets, switch)
+            warm = blast(client, frames, warmup, switch)
+            run = blast(client, frames, packets, switch)
         finally:
-            sock.close()
+            client.close()
     cpu = (f"; switch CPU {run.cpu:.2f} s = {1e6 * run.cpu / max(1, run.received):.1f} "
            f"us/frame, {run.received / run.cpu:,.0f} frames per CPU-second"
            if run.cpu else "")
     cpu += (f"; this client's CPU {run.client_cpu:.2f} s of {run.seconds:.2f} s, on "
             f"{os.cpu_count()} CPUs")
     print(f"(b) nn socket, examples/ipv6_router.p4 (1,000 routes, 100 nexthops, 100 ACL "
-          f"rules): sent {run.sent:,}, received {run.received:,}, lost {run.lost:,}"
+          f"rules), client {client.name}: sent {run.sent:,}, received {run.received:,}, "
+          f"lost {run.lost:,}"
           f"{f', WRONG {run.wrong:,}' if run.wrong else ''} in {run.seconds:.2f} s = "
           f"{run.pps:,.0f} pps  goal >= {GOAL_PPS:,}: "
           f"{'met' if run.pps >= GOAL_PPS and not run.lost else 'NOT met'}")
@@ -424,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=500,
                         help="updates per WriteRequest (500)")
     parser.add_argument("--packets", type=int, help="frames in the timed run (200,000)")
+    parser.add_argument("--client", choices=("sp", "pynng"), default="sp",
+                        help="traffic generator of (b): our SP dialer (default) or pynng")
     parser.add_argument("--only", choices=("writes", "packets"),
                         help="run only one of the two benchmarks")
     args = parser.parse_args(argv)
@@ -434,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_switch-") as tmp:
         workdir = Path(tmp)
         benches = [("a", lambda: bench_writes(workdir, entries, args.batch)),
-                   ("b", lambda: bench_packets(workdir, packets, warmup))]
+                   ("b", lambda: bench_packets(workdir, packets, warmup, args.client))]
         for label, bench in benches:
             if args.only not in (None, {"a": "writes", "b": "packets"}[label]):
                 continue

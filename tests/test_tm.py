@@ -444,13 +444,13 @@ def test_dataplane_process_equals_receive_then_service(probe_program, rate) -> N
     fast = Dataplane(TrafficManager(priority_queues=2, queue_rate_pps=rate))
     slow = Dataplane(TrafficManager(priority_queues=2, queue_rate_pps=rate))
     passed: list[bool] = []
-    pass_through = fast.tm.pass_through
+    admit = fast.tm.admit  # what pass_through and the fast path ask
 
-    def spy(j, now):
-        passed.append(pass_through(j, now))
+    def spy(port, priority, sm, now):
+        passed.append(admit(port, priority, sm, now))
         return passed[-1]
 
-    fast.tm.pass_through = spy  # type: ignore[method-assign]
+    fast.tm.admit = spy  # type: ignore[method-assign]
     outputs: dict[str, list] = {"fast": [], "slow": []}
     for dp in (fast, slow):
         dp.set_program(probe_program)

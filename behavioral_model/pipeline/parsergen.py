@@ -8,6 +8,7 @@ advance, lookahead, verify or an overflowing stack (`_ParserError(code)`) end pa
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from ..frontend import ast
@@ -21,10 +22,9 @@ from ..frontend.types import (
     StackT,
     StructT,
     Type,
-    VarbitT,
-    width_of,
 )
-from .exprgen import mask, strip
+from .exprgen import strip
+from .headercodec import emit_source, extract_source, fixed_width
 from .values import py_name
 
 
@@ -64,23 +64,39 @@ class ParserGenMixin:
             self.w.line("return pos")
 
     def state_machine(self, decl: ast.ParserDecl, var: str) -> None:
-        """The parser's states as a loop on `var`: -1 is accept, -2 reject."""
+        """The parser's states, setting `var` to the next state: -1 is accept, -2
+        reject. A parse graph without loops (the usual case) becomes straight-line
+        code, its states in topological order, each run if `var` names it; a graph with
+        loops (header stacks, TLVs) becomes a loop on `var`."""
         saved = getattr(self, "_state_ids", None), getattr(self, "_state_var", "st")
         ids = {s.name: i for i, s in enumerate(decl.states)}
         ids["accept"] = -1
         ids["reject"] = -2
         self._state_ids = ids
         self._state_var = var
-        self.w.line(f"{var} = {ids['start']}")
-        self.w.line(f"while {var} >= 0:")
-        with self.w.indent():
-            for i, state in enumerate(decl.states):
-                self.w.line(f"{'if' if i == 0 else 'elif'} {var} == {ids[state.name]}:")
+        order = _topological_states(decl)
+        if order is not None:
+            for i, state in enumerate(order):
+                if i == 0:  # the start state always runs
+                    self.state_body(state)
+                    continue
+                self.w.line(f"if {var} == {ids[state.name]}:")
                 with self.w.indent():
-                    for stmt in state.body:
-                        self.parser_statement(stmt)
-                    self.transition(state.transition)
+                    self.state_body(state)
+        else:
+            self.w.line(f"{var} = {ids['start']}")
+            self.w.line(f"while {var} >= 0:")
+            with self.w.indent():
+                for i, state in enumerate(decl.states):
+                    self.w.line(f"{'if' if i == 0 else 'elif'} {var} == {ids[state.name]}:")
+                    with self.w.indent():
+                        self.state_body(state)
         self._state_ids, self._state_var = saved
+
+    def state_body(self, state: ast.ParserState) -> None:
+        for stmt in state.body:
+            self.parser_statement(stmt)
+        self.transition(state.transition)
 
     def inline_subparser(self, decl: ast.ParserDecl, call: ast.MethodCallExpr,
                          child: Any) -> None:
@@ -149,13 +165,24 @@ class ParserGenMixin:
         first = True
         for case in tr.cases:
             cond = self.keyset_condition(case.keyset, names, tr.keys)
+            if cond == "True":  # default: the cases after it are never reached
+                if not first:
+                    self.w.line("else:")
+                with self.w.indent() if not first else nullcontext():
+                    self.w.line(f"{var} = {ids[case.state]}")
+                return
             self.w.line(f"{'if' if first else 'elif'} {cond}:")
             first = False
             with self.w.indent():
                 self.w.line(f"{var} = {ids[case.state]}")
-        self.w.line("else:" if not first else "if True:")
+        # no case matched: NoMatch (P4_16 spec 12.6)
+        no_match = f"raise _ParserError({self.checked.error_code('NoMatch')})"
+        if first:
+            self.w.line(no_match)
+            return
+        self.w.line("else:")
         with self.w.indent():
-            self.w.line(f"raise _ParserError({self.checked.error_code('NoMatch')})")
+            self.w.line(no_match)
 
     def keyset_condition(self, keyset: ast.Expression, names: list[str],
                          keys: list[ast.Expression]) -> str:
@@ -166,7 +193,7 @@ class ParserGenMixin:
             # A tuple-typed value set matches the key fields concatenated in order.
             concat = names[0]
             for n, k in zip(names[1:], keys[1:], strict=True):
-                concat = f"(({concat}) << {_fixed_width(strip(k.type))} | {n})"
+                concat = f"(({concat}) << {fixed_width(strip(k.type))} | {n})"
             vs = self.module.bind("value_set", self.value_set_name(keyset.decl))
             return f"_vs_match({vs}, {concat})"
         elems = keyset.elems if isinstance(keyset, ast.ListExpr) and len(names) > 1 else [keyset]
@@ -251,12 +278,12 @@ class ParserGenMixin:
             return cache[key]
         fn = self.module.fresh(f"extract_{t.name}")
         cache[key] = fn
-        self.helpers.append(_extract_source(fn, t, varbit, self.checked))
+        self.helpers.append(extract_source(fn, t, varbit, self.checked))
         return fn
 
     def lookahead_code(self, t: Type) -> str:
         t = strip(t)
-        width = _fixed_width(t)
+        width = fixed_width(t)
         too_short = self.checked.error_code("PacketTooShort")
         code = f"_peek(buf, pos, {width}, end, {too_short})"
         if isinstance(t, BoolT):
@@ -308,7 +335,7 @@ class ParserGenMixin:
             return cache[key]
         fn = self.module.fresh(f"emit_{t.name}")
         cache[key] = fn
-        self.helpers.append(_emit_source(fn, t))
+        self.helpers.append(emit_source(fn, t))
         return fn
 
 
@@ -324,112 +351,39 @@ def _int(v: Any) -> int:
     return int(v)
 
 
-def _fixed_width(t: Type) -> int:
-    width = width_of(t)
-    if width is None:
-        raise P4TypeError(f"type {t} has no fixed width", None)
-    return width
+def _topological_states(decl: ast.ParserDecl) -> list[ast.ParserState] | None:
+    """The states reachable from ``start``, each before every state it transitions
+    to; None if the graph has a loop."""
+    by_name = {s.name: s for s in decl.states}
+    order: list[ast.ParserState] = []
+    done: set[str] = set()
+    on_path: set[str] = set()
 
-
-def _leaf_fields(t: HeaderT) -> list[tuple[str, Type, int]]:
-    """(attribute path, type, width) of a header's fields; nested structs flattened."""
-    out: list[tuple[str, Type, int]] = []
-
-    def walk(prefix: str, ft: Type) -> None:
-        ft = strip(ft)
-        if isinstance(ft, StructT):
-            for f, sub in ft.fields:
-                walk(f"{prefix}.{py_name(f)}", sub)
-        elif isinstance(ft, VarbitT):
-            out.append((prefix, ft, ft.max_width))
+    def successors(state: ast.ParserState) -> list[str]:
+        tr = state.transition
+        if isinstance(tr, ast.DirectTransition):
+            names = [tr.state]
+        elif isinstance(tr, ast.SelectTransition):
+            names = [case.state for case in tr.cases]
         else:
-            out.append((prefix, ft, _fixed_width(ft)))
+            names = []
+        return [n for n in names if n in by_name]
 
-    for f, ft in t.fields:
-        walk(py_name(f), ft)
-    return out
+    def visit(name: str) -> bool:
+        if name in done:
+            return True
+        if name in on_path:
+            return False
+        on_path.add(name)
+        for nxt in successors(by_name[name]):
+            if not visit(nxt):
+                return False
+        on_path.discard(name)
+        done.add(name)
+        order.append(by_name[name])
+        return True
 
-
-def _field_from_bits(code: str, ft: Type, width: int) -> str:
-    if isinstance(ft, BoolT):
-        return f"({code} != 0)"
-    if isinstance(ft, BitT) and ft.signed:
-        half = 1 << (width - 1)
-        return f"((({code}) + {half}) & {mask(width)}) - {half}"
-    return code
-
-
-def _extract_source(fn: str, t: HeaderT, varbit: bool, checked: Any) -> str:
-    """Generated extractor: read the header's bits at `pos` and set its fields."""
-    too_short = checked.error_code("PacketTooShort")
-    fields = _leaf_fields(t)
-    fixed = sum(w for _, ft, w in fields if not isinstance(ft, VarbitT))
-    lines = []
-    if varbit:
-        lines.append(f"def {fn}(buf, pos, end, h, vlen):")
-        vmax = next(w for _, ft, w in fields if isinstance(ft, VarbitT))
-        header_err = checked.error_code("HeaderTooShort") \
-            if "HeaderTooShort" in checked.error_members else too_short
-        lines += [f"    if vlen > {vmax}:", f"        raise _ParserError({header_err})"]
-        if "ParserInvalidArgument" in checked.error_members:
-            # BMv2 extracts whole bytes only: a varbit length that is not a multiple of 8
-            # is ParserInvalidArgument and nothing is consumed.
-            bad_arg = checked.error_code("ParserInvalidArgument")
-            lines += ["    if vlen & 7:", f"        raise _ParserError({bad_arg})"]
-        lines += [f"    total = {fixed} + vlen"]
-    else:
-        lines.append(f"def {fn}(buf, pos, end, h):")
-        lines.append(f"    total = {fixed}")
-    lines += [
-        "    stop = pos + total",
-        "    if stop > end:",
-        f"        raise _ParserError({too_short})",
-        "    if pos & 7 == 0 and total & 7 == 0:",
-        "        v = int.from_bytes(buf[pos >> 3:stop >> 3], 'big')",
-        "    else:",
-        "        first = pos >> 3",
-        "        last = (stop + 7) >> 3",
-        "        v = (int.from_bytes(buf[first:last], 'big') >> ((last << 3) - stop))"
-        " & ((1 << total) - 1)",
-    ]
-    # Fields from the most significant end: the shift of a field is the width of what
-    # follows it; with a varbit the fields after it shift by vlen too.
-    shift_static = fixed
-    after_varbit = False
-    for path, ft, w in fields:
-        if isinstance(ft, VarbitT):
-            lines.append(f"    h._w_{path} = vlen")
-            tail = shift_static
-            lines.append(f"    h.{path} = (v >> {tail}) & ((1 << vlen) - 1)")
-            after_varbit = True
-            continue
-        shift_static -= w
-        shift = f"{shift_static}" if not (varbit and not after_varbit) else \
-            f"({shift_static} + vlen)"
-        raw = f"((v >> {shift}) & {mask(w)})"
-        lines.append(f"    h.{path} = {_field_from_bits(raw, ft, w)}")
-    lines += ["    h._valid = True", "    return stop"]
-    return "\n".join(lines)
-
-
-def _emit_source(fn: str, t: HeaderT) -> str:
-    """Generated emitter: the header's bytes (fields most significant first)."""
-    fields = _leaf_fields(t)
-    has_varbit = any(isinstance(ft, VarbitT) for _, ft, _ in fields)
-    lines = [f"def {fn}(h):", "    v = 0", "    n = 0"]
-    for path, ft, w in fields:
-        if isinstance(ft, VarbitT):
-            lines += [f"    vw = h._w_{path}",
-                      f"    v = (v << vw) | (h.{path} & ((1 << vw) - 1))", "    n += vw"]
-            continue
-        value = f"(1 if h.{path} else 0)" if isinstance(ft, BoolT) else f"(h.{path} & {mask(w)})"
-        lines += [f"    v = (v << {w}) | {value}", f"    n += {w}"]
-    if has_varbit:
-        lines.append("    return v.to_bytes((n + 7) >> 3, 'big')")
-    else:
-        total = sum(w for _, _, w in fields)
-        if total % 8:
-            lines.append(f"    return (v << {8 - total % 8}).to_bytes({(total + 7) // 8}, 'big')")
-        else:
-            lines.append(f"    return v.to_bytes({total // 8}, 'big')")
-    return "\n".join(lines)
+    if "start" not in by_name or not visit("start"):
+        return None
+    order.reverse()
+    return order

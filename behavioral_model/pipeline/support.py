@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from ..runtime.tables import ActionCall
@@ -113,4 +114,6 @@ NAMESPACE: dict[str, Any] = {
     "_HeaderStack": HeaderStack,
     "_selector_hash": selector_hash,
     "_ActionCall": ActionCall,
+    "_Struct": struct.Struct,
+    "_from_bytes": int.from_bytes,
 }

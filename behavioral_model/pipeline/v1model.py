@@ -199,7 +199,8 @@ class V1ModelDevice:
     def _run_parser(self, data: bytes, port: int, now_us: int, itype: int,
                     meta: Any | None) -> tuple[Any, Any, Any, PacketContext]:
         hdr = self.new_hdr()
-        meta = meta if meta is not None else self.new_meta()
+        if meta is None:
+            meta = self.new_meta()
         sm = self.new_sm()
         sm.ingress_port = port
         sm.packet_length = len(data)
@@ -207,23 +208,45 @@ class V1ModelDevice:
         sm.ingress_global_timestamp = now_us
         pk = PacketContext(self, sm, now_us)
         pos = self.parser(data, hdr, meta, sm, pk)
-        sm.parser_error = pk.parser_error
-        pk.payload = data[(pos + 7) >> 3:] if pk.parser_error == 0 else data[pos >> 3:]
+        error = pk.parser_error
+        if error:
+            sm.parser_error = error
+            pk.payload = data[pos >> 3:]
+        else:
+            pk.payload = data[(pos + 7) >> 3:]
         return hdr, meta, sm, pk
+
+    def run_ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
+                    meta: Any | None = None) -> tuple[Any, Any, Any, PacketContext] | None:
+        """Parser, checksum verification and the ingress control on one packet:
+        ``(hdr, meta, sm, pk)`` for :meth:`end_ingress`, or None when an assertion
+        failed (the packet is dropped)."""
+        ran = self._run_parser(data, port, now_us, itype, meta)
+        try:
+            if self.verify is not None:
+                self.verify(ran[0], ran[1], ran[3])
+            if self.ingress_block is not None:
+                self.ingress_block(*ran)
+        except AssertionFailed as err:
+            log.error("assertion failed at %s; packet dropped", err)
+            return None
+        return ran
 
     def ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
                 meta: Any | None = None) -> tuple[list[EgressJob], tuple | None]:
         """Parser, checksum verification and ingress; returns the egress jobs and a
         packet to run through ingress again (resubmit), if any."""
-        hdr, meta, sm, pk = self._run_parser(data, port, now_us, itype, meta)
-        try:
-            if self.verify is not None:
-                self.verify(hdr, meta, pk)
-            if self.ingress_block is not None:
-                self.ingress_block(hdr, meta, sm, pk)
-        except AssertionFailed as err:
-            log.error("assertion failed at %s; packet dropped", err)
+        ran = self.run_ingress(data, port, now_us, itype, meta)
+        if ran is None:
             return [], None
+        return self.end_ingress(data, port, now_us, itype, *ran)
+
+    def end_ingress(self, data: bytes, port: int, now_us: int, itype: int, hdr: Any,
+                    meta: Any, sm: Any, pk: PacketContext
+                    ) -> tuple[list[EgressJob], tuple | None]:
+        """What happens at the end of ingress (simple_switch's order: I2E clone,
+        resubmit, multicast, drop, unicast): the egress jobs, and the packet to run
+        through ingress again if it was resubmitted."""
         jobs: list[EgressJob] = []
         if pk.clone_spec is not None and pk.clone_spec[0] == 0:
             jobs.extend(self._i2e_clones(data, port, now_us, meta, pk.clone_spec))
@@ -287,67 +310,72 @@ class V1ModelDevice:
     def egress(self, job: EgressJob, now_us: int = 0
                ) -> tuple[list[OutputPacket], tuple | None]:
         """Egress, checksum update and deparser for one queued packet."""
-        sm = job.sm
-        sm.egress_port = job.port
-        sm.egress_spec = job.port
-        sm.egress_rid = job.rid
-        sm.instance_type = job.instance_type
-        sm.egress_global_timestamp = now_us
         pk = job.ctx
         if pk is None:
-            pk = PacketContext(self, sm, now_us)
+            pk = PacketContext(self, job.sm, now_us)
             pk.payload = job.payload
-        else:
-            pk.now_us = now_us
+        return self.run_egress(job.port, job.rid, job.instance_type, job.hdr, job.meta,
+                               job.sm, pk, now_us)
+
+    def run_egress(self, port: int, rid: int, itype: int, hdr: Any, meta: Any, sm: Any,
+                   pk: PacketContext, now_us: int
+                   ) -> tuple[list[OutputPacket], tuple | None]:
+        """:meth:`egress` of a packet given by parts (``pk.payload`` is its payload):
+        the packets that leave, and the packet to run through ingress again if it was
+        recirculated."""
+        sm.egress_port = port
+        sm.egress_spec = port
+        sm.egress_rid = rid
+        sm.instance_type = itype
+        sm.egress_global_timestamp = now_us
+        pk.now_us = now_us
         try:
             if self.egress_block is not None:
-                self.egress_block(job.hdr, job.meta, sm, pk)
+                self.egress_block(hdr, meta, sm, pk)
         except AssertionFailed as err:
             log.error("assertion failed at %s; packet dropped", err)
             return [], None
         out: list[OutputPacket] = []
         clone_jobs: list[EgressJob] = []
         if pk.clone_spec is not None and pk.clone_spec[0] == 1:
-            clone_jobs = self._e2e_clones(job, pk)
+            clone_jobs = self._e2e_clones(hdr, meta, sm, pk)
         recirc = None
         if sm.egress_spec != DROP_PORT:
-            data = self._deparse(job.hdr, job.meta, pk)
+            if self.compute is not None:
+                self.compute(hdr, meta, pk)
+            chunks: list[bytes] = []
+            if self.deparser is not None:
+                self.deparser(chunks, hdr, pk)
+            chunks.append(pk.payload)
+            data = b"".join(chunks)
             if pk.recirculate is not None:
                 recirc = (data, sm.ingress_port, RECIRC,
-                          self._preserved(job.meta, pk.recirculate), None)
+                          self._preserved(meta, pk.recirculate), None)
             else:
                 if pk.truncate is not None:
                     data = data[:pk.truncate]
-                out.append(OutputPacket(job.port, data))
+                out.append(OutputPacket(port, data))
         for cj in clone_jobs:
             pkts, _ = self.egress(cj, now_us)
             out.extend(pkts)
         return out, recirc
 
-    def _e2e_clones(self, job: EgressJob, pk: PacketContext) -> list[EgressJob]:
+    def _e2e_clones(self, hdr: Any, meta: Any, sm: Any, pk: PacketContext
+                    ) -> list[EgressJob]:
         _, session_id, field_list = pk.clone_spec  # type: ignore[misc]
         session = self.state.pre.get_clone_session(session_id)
         if session is None:
             log.warning("clone to unconfigured session %d ignored", session_id)
             return []
-        kept = self._preserved(job.meta, field_list)
+        kept = self._preserved(meta, field_list)
         jobs = []
         for r in self._session_replicas(session):
-            sm = self.new_sm()
-            sm.ingress_port = job.sm.ingress_port
-            sm.packet_length = job.sm.packet_length
-            jobs.append(EgressJob(r.egress_port, job.hdr._copy(), kept._copy(), sm,
-                                  job.payload, EGRESS_CLONE, r.rid))
+            clone_sm = self.new_sm()
+            clone_sm.ingress_port = sm.ingress_port
+            clone_sm.packet_length = sm.packet_length
+            jobs.append(EgressJob(r.egress_port, hdr._copy(), kept._copy(), clone_sm,
+                                  pk.payload, EGRESS_CLONE, r.rid))
         return jobs
-
-    def _deparse(self, hdr: Any, meta: Any, pk: PacketContext) -> bytes:
-        if self.compute is not None:
-            self.compute(hdr, meta, pk)
-        chunks: list[bytes] = []
-        if self.deparser is not None:
-            self.deparser(chunks, hdr, pk)
-        chunks.append(pk.payload)
-        return b"".join(chunks)
 
 
 def _state_object(state: DeviceState, kind: str, name: str) -> Any:

@@ -4,7 +4,8 @@ A port backend owns some ports. It delivers received frames to the switch with
 ``deliver(port, data)`` and sends frames with ``transmit(port, data)``. A backend may
 also offer ``start_batched(deliver_batch)`` (the switch then gets each wake-up's frames
 as one list and runs them in the backend's thread) and ``transmit_batch(frames)``
-(several frames, objects with ``port`` and ``data``, in one write):
+(several frames, objects with ``port`` and ``data``, in one write), and set
+``owns_all = True`` when it carries every port (the switch then skips ``owns``):
 
 * :mod:`.nn` — BMv2's nanomsg PAIR "packet-in" socket (``--packet-in``), the transport
   of PTF's ``nn`` platform; no root needed; one socket carries every port.

@@ -243,6 +243,8 @@ class NanomsgPorts:
                                         daemon=True)
         self._thread.start()
 
+    owns_all = True  # one socket carries every port
+
     def owns(self, port: int) -> bool:
         return True
 
@@ -319,30 +321,34 @@ class NanomsgPorts:
         """PACKET_IN frames are collected and delivered together; any other message is
         handled in its place in the sequence."""
         frames: list[tuple[int, bytes]] = []
+        add = frames.append
         unpack = HEADER.unpack_from
         size = HEADER.size
-        trace = log.isEnabledFor(TRACE)
-        enforce = self.enforce_ports
+        plain = not (self.enforce_ports or log.isEnabledFor(TRACE))
         for msg in msgs:
-            if len(msg) >= size:
+            try:
                 msg_type, port, more = unpack(msg)
-                if msg_type == MSG_PACKET_IN:
-                    body = msg[size:]
-                    if more != len(body):
-                        body = self._fix_length(port, more, body)
-                    if trace:
-                        log.log(TRACE, "packet in received on port %d (%d bytes)", port,
-                                len(body))
-                    if enforce and not self._port_up(port):
-                        continue
-                    frames.append((port, body))
-                    continue
+            except struct.error:  # shorter than the header: reported by _handle
+                msg_type = -1
+            if msg_type == MSG_PACKET_IN:
+                body = msg[size:]
+                if more != len(body):
+                    body = self._fix_length(port, more, body)
+                if plain or self._accept(port, body):
+                    add((port, body))
+                continue
             if frames:
                 self._deliver_frames(frames)
                 frames = []
+                add = frames.append
             self._handle(msg)
         if frames:
             self._deliver_frames(frames)
+
+    def _accept(self, port: int, body: bytes) -> bool:
+        """Trace a received frame; whether its port may receive (``enforce_ports``)."""
+        log.log(TRACE, "packet in received on port %d (%d bytes)", port, len(body))
+        return not self.enforce_ports or self._port_up(port)
 
     def _deliver_frames(self, frames: list[tuple[int, bytes]]) -> None:
         if self._deliver_batch is not None:

@@ -2,17 +2,9 @@
 protocol on plain sockets: what ``pynng.Pair0().listen(addr)`` does for ``ipc://`` and
 ``tcp://``, without NNG's per-message thread hand-offs.
 
-The wire protocol (nanomsg's ``sp-tcp-mapping`` / ``sp-ipc-mapping`` RFCs, NNG's
-``src/sp/transport/{ipc,tcp}``): after connecting, each side sends 8 bytes
-``00 'S' 'P' 00``, its protocol number (big-endian 16 bits; PAIR v0 is 0x10) and two
-zero bytes, and checks the peer's. Then every message is framed as
-
-* ``ipc://``: one byte ``1`` (message type), the length as a big-endian 64-bit
-  integer, the body;
-* ``tcp://``: the length (big-endian 64 bits), the body.
-
-PAIR v0 adds no header to the body. As NNG's pair0, only one peer is connected at a
-time: a second connection is closed after the handshake (its dialer retries).
+The wire protocol (handshake and framing) is in :mod:`.sp_frames`. As NNG's pair0,
+only one peer is connected at a time: a second connection is closed after the
+handshake (its dialer retries).
 
 Receiving reads whatever the kernel has (many messages per system call); sending
 frames a whole batch of messages into one ``send``. A slow peer is buffered up to
@@ -28,54 +20,34 @@ import os
 import select
 import socket
 import stat
-import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
+
+from .sp_frames import (
+    MAX_MESSAGE,
+    PAIR0,
+    SPProtocolError,
+    SPStreamParser,
+    check_hello,
+    frame_messages,
+    hello,
+    parse_address,
+)
 
 __all__ = ["PAIR0", "SPPairListener", "SPProtocolError", "parse_address"]
 
 log = logging.getLogger("behavioral_model.ports.nn")
 
-PAIR0 = 0x10  # protocol number of PAIR v0 (its peer is PAIR v0 too)
 NEGOTIATION_TIMEOUT_S = 10.0  # as NNG
-MAX_MESSAGE = 1 << 20  # NNG's default NNG_OPT_RECVMAXSZ; a larger message closes the pipe
 SEND_BUFFER = 4 << 20  # bytes buffered for a slow peer before senders wait
 RECV_CHUNK = 1 << 16
 
-_IPC_HEAD = struct.Struct(">BQ")  # message type (1), length
-_TCP_HEAD = struct.Struct(">Q")  # length
 _POLLIN = select.POLLIN | select.POLLPRI
 _POLLERR = select.POLLERR | select.POLLHUP | select.POLLNVAL
 
 PeerCallback = Callable[[bool], None]
 """``on_peer(connected)``, from the receiving thread."""
-
-
-class SPProtocolError(Exception):
-    """The peer broke the SP framing; its connection is closed."""
-
-
-def hello(protocol: int) -> bytes:
-    return b"\x00SP\x00" + protocol.to_bytes(2, "big") + b"\x00\x00"
-
-
-def parse_address(addr: str) -> tuple[str, str | tuple[str | None, int]]:
-    """``ipc://PATH`` -> ("ipc", PATH); ``tcp://HOST:PORT`` -> ("tcp", (HOST, PORT))
-    with HOST None for ``*`` or empty (all interfaces); ValueError otherwise."""
-    if addr.startswith("ipc://"):
-        path = addr[len("ipc://"):]
-        if not path:
-            raise ValueError(f"{addr!r}: no path")
-        return "ipc", path
-    if addr.startswith("tcp://"):
-        rest = addr[len("tcp://"):].rstrip("/")
-        host, sep, port_text = rest.rpartition(":")
-        if not sep or not port_text.isdigit() or int(port_text) > 65535:
-            raise ValueError(f"{addr!r}: expected tcp://HOST:PORT")
-        host = host.strip("[]")
-        return "tcp", (None if host in ("", "*") else host, int(port_text))
-    raise ValueError(f"{addr!r}: expected ipc://PATH or tcp://HOST:PORT")
 
 
 class SPPairListener:
@@ -96,7 +68,6 @@ class SPPairListener:
         self._hello = hello(protocol)
         self._protocol = protocol
         self._ipc = self.kind == "ipc"
-        self._head_size = _IPC_HEAD.size if self._ipc else _TCP_HEAD.size
         self._path: str | None = None
         self._listener = self._listen(where)
         self._listen_fd = self._listener.fileno()
@@ -111,8 +82,7 @@ class SPPairListener:
         self._conn: socket.socket | None = None
         self._conn_fd = -1
         self._pollout = False
-        self._rx = bytearray()  # an incomplete message
-        self._rx_need = 0  # bytes ``_rx`` must hold before it is worth parsing
+        self._parser = SPStreamParser(self._ipc, max_message)
         self._send_lock = threading.Lock()
         self._out = bytearray()  # framed messages the kernel did not take yet
         self._broken = False  # a send failed; the receiving thread closes the pipe
@@ -261,45 +231,10 @@ class SPPairListener:
             self._drop_peer("connection closed")
             return
         try:
-            self._parse(data, msgs)
+            self._parser.feed(data, msgs)
         except SPProtocolError as error:
             log.error("%s: %s; closing the connection", self.addr, error)
             self._drop_peer(str(error))
-
-    def _parse(self, data: bytes, msgs: list[bytes]) -> None:
-        rx = self._rx
-        if rx:
-            rx += data
-            if len(rx) < self._rx_need:
-                return
-            data = bytes(rx)
-            rx.clear()
-        head = self._head_size
-        unpack = _IPC_HEAD.unpack_from if self._ipc else _TCP_HEAD.unpack_from
-        ipc = self._ipc
-        limit = self.max_message
-        n = len(data)
-        pos = 0
-        need = head
-        while n - pos >= head:
-            if ipc:
-                kind, size = unpack(data, pos)
-                if kind != 1:
-                    raise SPProtocolError(f"unknown SP message type {kind}")
-            else:
-                (size,) = unpack(data, pos)
-            if size > limit:
-                raise SPProtocolError(f"message of {size} bytes exceeds the maximum of "
-                                      f"{limit}")
-            end = pos + head + size
-            if end > n:
-                need = end - pos
-                break
-            msgs.append(data[pos + head:end])
-            pos = end
-        if pos < n:
-            rx += memoryview(data)[pos:]
-            self._rx_need = need
 
     def _accept(self) -> None:
         while True:
@@ -344,19 +279,20 @@ class SPPairListener:
         if len(got) < 8:
             return
         del self._nego[fd]
-        if got[:4] != b"\x00SP\x00" or got[6:8] != b"\x00\x00":
-            log.warning("%s: a peer that does not speak SP connected; closed", self.addr)
-        elif int.from_bytes(got[4:6], "big") != self._protocol:
-            log.warning("%s: peer protocol 0x%x is not PAIR v0; closed", self.addr,
-                        int.from_bytes(got[4:6], "big"))
+        try:
+            check_hello(bytes(got), self._protocol)
+            refused = None
+        except SPProtocolError as error:
+            refused = str(error)
+        if refused is not None:
+            log.warning("%s: %s; closed", self.addr, refused)
         elif self._conn is not None:
             # its dialer retries every 100 ms or so: say it once per peer
             log.log(logging.DEBUG if self._refused else logging.INFO,
                     "%s: a second peer connected; closed (PAIR has one peer)", self.addr)
             self._refused = True
         else:
-            self._rx.clear()
-            self._rx_need = 0
+            self._parser.reset()
             with self._send_lock:
                 self._conn = sock
                 self._conn_fd = fd
@@ -381,8 +317,7 @@ class SPPairListener:
         self._refused = False
         self._poll.unregister(fd)
         conn.close()
-        self._rx.clear()
-        self._rx_need = 0
+        self._parser.reset()
         self._pollout = False
         if self.on_peer is not None:
             self.on_peer(False)
@@ -394,19 +329,7 @@ class SPPairListener:
         waiting for the peer after ``timeout_s``."""
         if not messages:
             return 0
-        parts: list[bytes] = []
-        add = parts.append
-        if self._ipc:
-            head = _IPC_HEAD.pack
-            for msg in messages:
-                add(head(1, len(msg)))
-                add(msg)
-        else:
-            head = _TCP_HEAD.pack
-            for msg in messages:
-                add(head(len(msg)))
-                add(msg)
-        data = b"".join(parts)
+        data = frame_messages(messages, self._ipc)
         with self._send_lock:
             conn = self._conn
             if conn is None or self._broken:

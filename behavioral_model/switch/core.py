@@ -115,6 +115,7 @@ class SwitchCore:
         self._codec = PacketIOCodec()
         self._backends: list[PortBackend] = []
         self._tx_batch: list[Callable[[list[OutputPacket]], None] | None] = []
+        self._first_owns_all = False  # the first backend carries every port
         self._packet_in_listeners: list[PacketInListener] = []
         self._digest_listeners: list[DigestListener] = []
         self._input: deque[tuple[int, bytes]] = deque()
@@ -217,6 +218,7 @@ class SwitchCore:
                     raise ValueError(f"CPU port {self.cpu_port} is used as a data port")
         self._backends.append(backend)
         self._tx_batch.append(getattr(backend, "transmit_batch", None))
+        self._first_owns_all = bool(getattr(self._backends[0], "owns_all", False))
         if self._thread is not None:
             self._start_backend(backend)
 
@@ -345,15 +347,7 @@ class SwitchCore:
                 with self.lock:
                     now = self.clock.now_us()
                     outputs: list[OutputPacket] = []
-                    process = dp.process
-                    for port, data in frames:
-                        try:
-                            out = process(port, data, now)
-                        except Exception:  # a bug in the pipeline must not kill the switch
-                            log.exception("error in the data plane; packet dropped")
-                            continue
-                        if out:
-                            outputs += out
+                    dp.process_batch(frames, now, outputs)
                     due: float | None = None
                     if dp.pending():  # departures of rate-limited queues
                         dp.serve_due(now, outputs)
@@ -373,10 +367,23 @@ class SwitchCore:
     def _emit(self, outputs: list[OutputPacket], digests: list[DigestMessage],
               codec: PacketIOCodec) -> None:
         backends = self._backends
-        per_backend: list[list[OutputPacket]] = [[] for _ in backends]
         cpu_port = self.cpu_port
         pcap = self.pcap
         dump = self.dump_packet_data
+        if (self._first_owns_all and not dump and pcap is None and len(backends) == 1
+                and self._tx_batch[0] is not None):
+            # the usual case: one socket carries every port
+            frames = [pkt for pkt in outputs if pkt.port != cpu_port]
+            if len(frames) != len(outputs):
+                for pkt in outputs:
+                    if pkt.port == cpu_port:
+                        self._to_controller(pkt.data, codec)
+            if frames:
+                self._tx_batch[0](frames)
+            self._emit_digests(digests)
+            return
+        per_backend: list[list[OutputPacket]] = [[] for _ in backends]
+        first = per_backend[0] if backends and self._first_owns_all else None
         for pkt in outputs:
             port = pkt.port
             if port == cpu_port:
@@ -386,6 +393,9 @@ class SwitchCore:
                 log.info("packet out on port %d: %s", port, pkt.data[:dump].hex())
             if pcap is not None:
                 pcap.sent(port, pkt.data)
+            if first is not None:
+                first.append(pkt)
+                continue
             for i, backend in enumerate(backends):
                 if backend.owns(port):
                     per_backend[i].append(pkt)
@@ -402,13 +412,15 @@ class SwitchCore:
             else:
                 for pkt in frames:
                     backend.transmit(pkt.port, pkt.data)
-        if digests:
-            for message in digests:
-                for listener in list(self._digest_listeners):
-                    try:
-                        listener(message)
-                    except Exception:
-                        log.exception("digest listener failed")
+        self._emit_digests(digests)
+
+    def _emit_digests(self, digests: list[DigestMessage]) -> None:
+        for message in digests:
+            for listener in list(self._digest_listeners):
+                try:
+                    listener(message)
+                except Exception:
+                    log.exception("digest listener failed")
 
     def _to_controller(self, data: bytes, codec: PacketIOCodec) -> None:
         payload, metadata = codec.to_controller(data)

@@ -18,6 +18,7 @@ timestamps, like simple_switch's microseconds since start.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,39 +121,73 @@ class Dataplane:
         ingress straight to egress, without the queue (:meth:`TrafficManager.pass_through`).
         A packet waits in the traffic manager if its port has packets queued, if a rate
         holds it back, or if some other packet is due at ``now`` (that one leaves first)."""
-        self._packet_ids += 1
-        stats = self.stats
-        stats.received += 1
+        out: list[OutputPacket] = []
+        self.process_batch(((port, data),), now, out)
+        return out
+
+    def process_batch(self, frames: Iterable[tuple[int, bytes]], now: float,
+                      out: list[OutputPacket]) -> None:
+        """:meth:`process` for each ``(port, data)`` of ``frames`` in turn, all at
+        ``now``; outputs appended to ``out``. An error in the pipeline drops that
+        packet (logged) and the others go on."""
         device = self.device
         if device is None:
-            self._no_program(port, data)
-            return []
+            for port, data in frames:
+                self._packet_ids += 1
+                self.stats.received += 1
+                self._no_program(port, data)
+            return
+        stats = self.stats
         tm = self.tm
+        pid = self._packet_ids
         if log.isEnabledFor(logging.DEBUG):
-            out: list[OutputPacket] = []
-            self._ingress(self._packet_ids, 0, data, port, now, NORMAL, None, out)
-        else:
-            # the common case inline: one copy for egress, all queues empty
-            t = int(now)
-            first = device.ingress(data, port, t, NORMAL, None)
-            jobs, again = first
-            if again is None and len(jobs) == 1 and not tm._size \
-                    and tm.pass_through(jobs[0], now):
-                pkts, recirc = device.egress(jobs[0], t)
-                if recirc is None:
-                    if pkts:
+            for port, data in frames:
+                pid += 1
+                self._packet_ids = pid
+                stats.received += 1
+                try:
+                    self._ingress(pid, 0, data, port, now, NORMAL, None, out)
+                except Exception:  # a bug in the pipeline must not kill the switch
+                    log.exception("error in the data plane; packet dropped")
+                if tm._size:
+                    self.serve_due(now, out)
+            return
+        t = int(now)
+        run_ingress = device.run_ingress
+        run_egress = device.run_egress
+        admit = tm.admit
+        for port, data in frames:
+            pid += 1
+            stats.received += 1
+            try:
+                ran = run_ingress(data, port, t)
+                if ran is None:  # an assertion failed: dropped
+                    stats.ingress_drops += 1
+                    continue
+                hdr, meta, sm, pk = ran
+                espec = sm.egress_spec
+                # the common case inline: one copy for egress, all queues empty
+                if (pk.clone_spec is None and pk.resubmit is None and not sm.mcast_grp
+                        and espec != DROP_PORT and not tm._size
+                        and admit(espec, sm.priority, sm, now)):
+                    pkts, recirc = run_egress(espec, 0, NORMAL, hdr, meta, sm, pk, t)
+                    if recirc is not None:
+                        self._egress_result(pkts, recirc, pid, 0, now, False, out)
+                    elif pkts:
+                        out += pkts
                         stats.transmitted += len(pkts)
                     else:
                         stats.egress_drops += 1
-                    return pkts
-                out = []
-                self._egress_result(pkts, recirc, self._packet_ids, 0, now, False, out)
-            else:
-                out = []
-                self._ingress(self._packet_ids, 0, data, port, now, NORMAL, None, out, first)
-        if tm._size:
-            self.serve_due(now, out)
-        return out
+                else:
+                    first = device.end_ingress(data, port, t, NORMAL, hdr, meta, sm, pk)
+                    self._ingress(pid, 0, data, port, now, NORMAL, None, out, first)
+            except Exception:  # a bug in the pipeline must not kill the switch
+                log.exception("error in the data plane; packet dropped")
+            finally:
+                self._packet_ids = pid
+                # packets queued earlier may be due (a recirculated one, one behind a rate)
+                if tm._size:
+                    self.serve_due(now, out)
 
     def serve_due(self, now: float, out: list[OutputPacket] | None = None
                   ) -> list[OutputPacket]:

@@ -1,0 +1,227 @@
+"""Python source of the functions that extract a header from packet bytes and emit it
+back (P4_16 spec 12.8.1 `extract`, 15.3 `emit`): one pair per header type.
+
+Fields are laid out most significant bit first, in declaration order. A fixed-width
+header whose size is a whole number of bytes, extracted at a byte boundary (nearly
+every real header), is read with one ``struct`` unpack: its fields are grouped into
+byte-aligned words (a run of sub-byte fields such as IPv6's version / traffic class /
+flow label forms one word), and each word is split with shifts on a small integer
+instead of a shift of the whole header. Any other case reads the header's bits as one
+integer. Emitting builds the header as one integer and converts it once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..frontend.errors import P4TypeError
+from ..frontend.types import BitT, BoolT, HeaderT, StructT, Type, VarbitT, width_of
+from .exprgen import mask, strip
+from .values import py_name
+
+__all__ = ["emit_source", "extract_source", "fixed_width", "leaf_fields"]
+
+_STRUCT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+def fixed_width(t: Type) -> int:
+    width = width_of(t)
+    if width is None:
+        raise P4TypeError(f"type {t} has no fixed width", None)
+    return width
+
+
+def leaf_fields(t: HeaderT) -> list[tuple[str, Type, int]]:
+    """(attribute path, type, width) of a header's fields; nested structs flattened."""
+    out: list[tuple[str, Type, int]] = []
+
+    def walk(prefix: str, ft: Type) -> None:
+        ft = strip(ft)
+        if isinstance(ft, StructT):
+            for f, sub in ft.fields:
+                walk(f"{prefix}.{py_name(f)}", sub)
+        elif isinstance(ft, VarbitT):
+            out.append((prefix, ft, ft.max_width))
+        else:
+            out.append((prefix, ft, fixed_width(ft)))
+
+    for f, ft in t.fields:
+        walk(py_name(f), ft)
+    return out
+
+
+def _field_from_bits(code: str, ft: Type, width: int) -> str:
+    if isinstance(ft, BoolT):
+        return f"({code} != 0)"
+    if isinstance(ft, BitT) and ft.signed:
+        half = 1 << (width - 1)
+        return f"((({code}) + {half}) & {mask(width)}) - {half}"
+    return code
+
+
+@dataclass
+class _Word:
+    """Fields that together start and end on byte boundaries: one unpacked value."""
+
+    size: int = 0  # bits
+    fields: list[tuple[str, Type, int]] = field(default_factory=list)
+
+    @property
+    def code(self) -> str:
+        nbytes = self.size // 8
+        return _STRUCT_CODES.get(nbytes, f"{nbytes}s")
+
+
+def _words(fields: list[tuple[str, Type, int]]) -> list[_Word]:
+    words: list[_Word] = []
+    current = _Word()
+    for leaf in fields:
+        current.fields.append(leaf)
+        current.size += leaf[2]
+        if current.size % 8 == 0:
+            words.append(current)
+            current = _Word()
+    if current.fields:  # pragma: no cover - the caller checks the total is whole bytes
+        raise ValueError("header is not a whole number of bytes")
+    return words
+
+
+def _aligned_extract(fn: str, fields: list[tuple[str, Type, int]], total: int,
+                     too_short: int) -> list[str]:
+    """The byte-aligned fast path: a struct unpack at ``pos >> 3``; the struct object is
+    a module-level constant defined before the function."""
+    words = [w for w in _words(fields) if w.size]
+    fmt = ">" + "".join(w.code for w in words)
+    names = [f"w{i}" for i in range(len(words))]
+    lines = [f"_S{fn} = _Struct({fmt!r})", "",
+             f"def {fn}(buf, pos, end, h):",
+             f"    stop = pos + {total}",
+             "    if stop > end:",
+             f"        raise _ParserError({too_short})",
+             "    if not pos & 7:"]
+    body: list[str] = []
+    if len(names) == 1:
+        body.append(f"{names[0]}, = _S{fn}.unpack_from(buf, pos >> 3)")
+    elif names:
+        body.append(f"{', '.join(names)} = _S{fn}.unpack_from(buf, pos >> 3)")
+    for name, word in zip(names, words, strict=True):
+        value = name
+        if word.code.endswith("s"):
+            value = f"_from_bytes({name}, 'big')"
+        if len(word.fields) == 1:
+            path, ft, w = word.fields[0]
+            body.append(f"h.{path} = {_field_from_bits(value, ft, w)}")
+            continue
+        if value != name:
+            body.append(f"{name} = {value}")
+        shift = word.size
+        for path, ft, w in word.fields:
+            shift -= w
+            raw = f"({name} >> {shift})" if shift else name
+            if shift + w < word.size:
+                raw = f"({raw} & {mask(w)})"
+            body.append(f"h.{path} = {_field_from_bits(raw, ft, w)}")
+    body += ["h._valid = True", "return stop"]
+    lines += [f"        {line}" for line in body]
+    return lines
+
+
+def extract_source(fn: str, t: HeaderT, varbit: bool, checked: Any) -> str:
+    """Generated extractor ``fn(buf, pos, end, h[, vlen])``: read the header's bits at
+    bit offset ``pos`` into ``h``, return the offset after it; ``_ParserError`` when the
+    packet is too short (or the varbit length is bad)."""
+    too_short = checked.error_code("PacketTooShort")
+    fields = leaf_fields(t)
+    fixed = sum(w for _, ft, w in fields if not isinstance(ft, VarbitT))
+    lines = []
+    if varbit:
+        lines.append(f"def {fn}(buf, pos, end, h, vlen):")
+        vmax = next(w for _, ft, w in fields if isinstance(ft, VarbitT))
+        header_err = checked.error_code("HeaderTooShort") \
+            if "HeaderTooShort" in checked.error_members else too_short
+        lines += [f"    if vlen > {vmax}:", f"        raise _ParserError({header_err})"]
+        if "ParserInvalidArgument" in checked.error_members:
+            # BMv2 extracts whole bytes only: a varbit length that is not a multiple of 8
+            # is ParserInvalidArgument and nothing is consumed.
+            bad_arg = checked.error_code("ParserInvalidArgument")
+            lines += ["    if vlen & 7:", f"        raise _ParserError({bad_arg})"]
+        lines += [f"    total = {fixed} + vlen",
+                  "    stop = pos + total",
+                  "    if stop > end:",
+                  f"        raise _ParserError({too_short})"]
+    elif fixed and fixed % 8 == 0:
+        lines += _aligned_extract(fn, fields, fixed, too_short)
+        lines += ["    first = pos >> 3",
+                  "    last = (stop + 7) >> 3",
+                  f"    v = (int.from_bytes(buf[first:last], 'big') >> ((last << 3) - stop))"
+                  f" & {mask(fixed)}"]
+    else:
+        lines += [f"def {fn}(buf, pos, end, h):",
+                  f"    total = {fixed}",
+                  "    stop = pos + total",
+                  "    if stop > end:",
+                  f"        raise _ParserError({too_short})"]
+    if varbit or not fixed or fixed % 8:
+        lines += [
+            "    if pos & 7 == 0 and total & 7 == 0:",
+            "        v = int.from_bytes(buf[pos >> 3:stop >> 3], 'big')",
+            "    else:",
+            "        first = pos >> 3",
+            "        last = (stop + 7) >> 3",
+            "        v = (int.from_bytes(buf[first:last], 'big') >> ((last << 3) - stop))"
+            " & ((1 << total) - 1)",
+        ]
+    # Fields from the most significant end: the shift of a field is the width of what
+    # follows it; with a varbit the fields after it shift by vlen too.
+    shift_static = fixed
+    after_varbit = False
+    for path, ft, w in fields:
+        if isinstance(ft, VarbitT):
+            lines.append(f"    h._w_{path} = vlen")
+            tail = shift_static
+            lines.append(f"    h.{path} = (v >> {tail}) & ((1 << vlen) - 1)")
+            after_varbit = True
+            continue
+        shift_static -= w
+        shift = f"{shift_static}" if not (varbit and not after_varbit) else \
+            f"({shift_static} + vlen)"
+        raw = f"((v >> {shift}) & {mask(w)})"
+        lines.append(f"    h.{path} = {_field_from_bits(raw, ft, w)}")
+    lines += ["    h._valid = True", "    return stop"]
+    return "\n".join(lines)
+
+
+def emit_source(fn: str, t: HeaderT) -> str:
+    """Generated emitter ``fn(h)``: the header's bytes (fields most significant first;
+    a header that is not a whole number of bytes is padded with zero bits)."""
+    fields = leaf_fields(t)
+    if any(isinstance(ft, VarbitT) for _, ft, _ in fields):
+        lines = [f"def {fn}(h):", "    v = 0", "    n = 0"]
+        for path, ft, w in fields:
+            if isinstance(ft, VarbitT):
+                lines += [f"    vw = h._w_{path}",
+                          f"    v = (v << vw) | (h.{path} & ((1 << vw) - 1))", "    n += vw"]
+                continue
+            lines += [f"    v = (v << {w}) | {_field_bits(path, ft, w)}", f"    n += {w}"]
+        lines.append("    return v.to_bytes((n + 7) >> 3, 'big')")
+        return "\n".join(lines)
+    total = sum(w for _, _, w in fields)
+    pad = -total % 8
+    if not fields:
+        return f"def {fn}(h):\n    return b''"
+    parts = []
+    shift = total + pad
+    for path, ft, w in fields:
+        shift -= w
+        bits = _field_bits(path, ft, w)
+        parts.append(f"({bits} << {shift})" if shift else bits)
+    value = " | ".join(parts)
+    return f"def {fn}(h):\n    return ({value}).to_bytes({(total + pad) // 8}, 'big')"
+
+
+def _field_bits(path: str, ft: Type, width: int) -> str:
+    """A field's value as ``width`` unsigned bits (signed values wrap, bools are 0/1)."""
+    if isinstance(ft, BoolT):
+        return f"(1 if h.{path} else 0)"
+    return f"(h.{path} & {mask(width)})"
