@@ -16,12 +16,13 @@ from p4.v1 import p4runtime_pb2
 
 from behavioral_model.runtime.errors import RuntimeStateError
 
-from . import externs_rw, pre_rw, profiles_rw, tables, valuesets_rw
+from . import externs_rw, pre_rw, profiles_rw, tables, valuesets_rw, wire_encode
 from .context import PipelineContext
 from .entrydata import EntryData
 from .errors import P4RTError, from_runtime_error, invalid, unimplemented
 
-__all__ = ["apply_update", "apply_entry_update", "read_entity", "safe", "internal_error"]
+__all__ = ["apply_update", "apply_entry_update", "read_entity", "read_entity_wire", "safe",
+           "internal_error"]
 
 log = logging.getLogger("behavioral_model.p4runtime")
 
@@ -91,8 +92,9 @@ def apply_entry_update(ctx: PipelineContext, kind: int, entry: EntryData) -> Non
 def read_entity(ctx: PipelineContext, entity: p4runtime_pb2.Entity,
                 add: Callable[[], p4runtime_pb2.Entity], now_ns: int = 0) -> None:
     """Fill ``add()`` with every entity matching the (wildcard) ``entity``; raises
-    P4RTError. Results are built in place: ``add`` returns a fresh ``Entity`` that
-    already sits in a response message (no copies of protobuf messages)."""
+    P4RTError. Results are built in place: ``add`` returns a fresh ``Entity`` (no
+    copies of protobuf messages). The Read RPC uses ``read_entity_wire``; for table
+    entries this is its protobuf reference."""
     which = entity.WhichOneof("entity")
     if which is None:
         raise invalid("read of an empty Entity: set one entity kind")
@@ -109,6 +111,27 @@ def read_entity(ctx: PipelineContext, entity: p4runtime_pb2.Entity,
             raise unimplemented(_UNSUPPORTED.get(which, f"{which} is not supported"))
     except RuntimeStateError as err:
         raise from_runtime_error(err) from None
+
+
+def read_entity_wire(ctx: PipelineContext, entity: p4runtime_pb2.Entity,
+                     now_ns: int = 0) -> list[bytes]:
+    """``read_entity`` as serialized ``Entity`` messages, what the Read RPC sends.
+    Table entries are written straight to wire format by ``wire_encode`` (protobuf
+    messages would dominate the cost of reading a large table); the other kinds are
+    built by protobuf as in ``read_entity`` and serialized."""
+    if entity.WhichOneof("entity") == "table_entry":
+        try:
+            return wire_encode.read_table_entries(ctx, entity.table_entry, now_ns)
+        except RuntimeStateError as err:
+            raise from_runtime_error(err) from None
+    found: list[p4runtime_pb2.Entity] = []
+
+    def add() -> p4runtime_pb2.Entity:
+        found.append(p4runtime_pb2.Entity())
+        return found[-1]
+
+    read_entity(ctx, entity, add, now_ns)
+    return [e.SerializeToString() for e in found]
 
 
 def safe(fn: Callable[[], Any], what: str) -> tuple[Any, P4RTError | None]:

@@ -15,6 +15,8 @@ gRPC errors; an unexpected exception becomes INTERNAL and is logged, never propa
 are decoded by the hand-written decoder in ``wire`` (protobuf 3.20 is pure Python
 here, and building message objects would dominate the cost of a batch), everything
 else by protobuf. Both feed the same handlers, so the semantics are the same.
+``Read`` answers with ReadResponses serialized by the server: table entries are written
+straight to wire format by ``wire_encode`` (the same bytes protobuf would produce).
 
 Status codes follow the P4Runtime spec: a failed ``Write`` batch answers UNKNOWN with
 one ``p4.v1.Error`` per update in ``grpc-status-details-bin``; RPC-wide problems
@@ -43,7 +45,7 @@ from . import pipeline_config
 from .arbitration import Arbiter, election_id_of
 from .context import PipelineContext
 from .digests import DigestManager
-from .entities import apply_entry_update, apply_update, internal_error, read_entity, safe
+from .entities import apply_entry_update, apply_update, internal_error, read_entity_wire, safe
 from .errors import (
     STATUS_DETAILS_KEY,
     P4RTError,
@@ -59,6 +61,7 @@ from .p4info_index import P4InfoIndex, P4InfoMismatch
 from .stream import StreamHandler, StreamSession, encode_packet_in
 from .target import P4RuntimeTarget
 from .wire import FastWrite, decode_write_request
+from .wire_encode import read_responses
 
 __all__ = ["P4RuntimeServer", "API_VERSION"]
 
@@ -97,8 +100,9 @@ class P4RuntimeServer:
             options=[("grpc.max_receive_message_length", _MAX_MESSAGE),
                      ("grpc.max_send_message_length", _MAX_MESSAGE)])
         servicer = _Servicer(self)
-        # First: Write with the raw request bytes (see ``wire``); then the service.
-        self._server.add_generic_rpc_handlers((_RawWriteHandler(servicer),))
+        # First: Write with the raw request bytes (see ``wire``) and Read with raw
+        # response bytes (see ``wire_encode``); then the service.
+        self._server.add_generic_rpc_handlers((_RawHandler(servicer),))
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(servicer, self._server)
         self.port = self._server.add_insecure_port(address)
         if not self.port:
@@ -247,26 +251,19 @@ class P4RuntimeServer:
             return self.write(request)
 
     def read(self, request: p4runtime_pb2.ReadRequest
-             ) -> Iterator[p4runtime_pb2.ReadResponse | list[P4RTError | None]]:
-        """Yields ReadResponses, then (last) the per-entity errors."""
+             ) -> Iterator[bytes | list[P4RTError | None]]:
+        """Yields serialized ReadResponses, then (last) the per-entity errors."""
         self.check_device(request.device_id)
         with self._lock:
             ctx = self._working_context()
         errors: list[P4RTError | None] = []
         now_ns = time.monotonic_ns()
         for entity in request.entities:
-            chunks: list[p4runtime_pb2.ReadResponse] = []
-
-            def add(chunks: list[p4runtime_pb2.ReadResponse] = chunks) -> p4runtime_pb2.Entity:
-                if not chunks or len(chunks[-1].entities) >= READ_CHUNK:
-                    chunks.append(p4runtime_pb2.ReadResponse())
-                return chunks[-1].entities.add()
-
             with self._lock, self.target.lock:
-                _, err = safe(lambda e=entity: read_entity(ctx, e, add, now_ns), "Read")
+                found, err = safe(lambda e=entity: read_entity_wire(ctx, e, now_ns), "Read")
             errors.append(err)
             if err is None:
-                yield from chunks
+                yield from read_responses(found, READ_CHUNK)
         yield errors
 
 
@@ -274,19 +271,23 @@ def _role(request: Any) -> str:
     return request.role or (str(request.role_id) if request.role_id else "")
 
 
-class _RawWriteHandler(grpc.GenericRpcHandler):
-    """``/p4.v1.P4Runtime/Write`` with the request bytes left undecoded."""
+class _RawHandler(grpc.GenericRpcHandler):
+    """``/p4.v1.P4Runtime/Write`` with the request bytes left undecoded and
+    ``/p4.v1.P4Runtime/Read`` with responses serialized by the server itself."""
 
     def __init__(self, servicer: _Servicer) -> None:
-        self._handler = grpc.unary_unary_rpc_method_handler(
-            servicer.WriteBytes, request_deserializer=None,
-            response_serializer=p4runtime_pb2.WriteResponse.SerializeToString)
+        self._handlers = {
+            "/p4.v1.P4Runtime/Write": grpc.unary_unary_rpc_method_handler(
+                servicer.WriteBytes, request_deserializer=None,
+                response_serializer=p4runtime_pb2.WriteResponse.SerializeToString),
+            "/p4.v1.P4Runtime/Read": grpc.unary_stream_rpc_method_handler(
+                servicer.Read, request_deserializer=p4runtime_pb2.ReadRequest.FromString,
+                response_serializer=None),  # responses are bytes already
+        }
 
     def service(self, handler_call_details: grpc.HandlerCallDetails
                 ) -> grpc.RpcMethodHandler | None:
-        if handler_call_details.method == "/p4.v1.P4Runtime/Write":  # type: ignore[attr-defined]
-            return self._handler
-        return None
+        return self._handlers.get(handler_call_details.method)  # type: ignore[attr-defined]
 
 
 class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
@@ -355,7 +356,9 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
         return p4runtime_pb2.WriteResponse()
 
     def Read(self, request: p4runtime_pb2.ReadRequest,
-             context: grpc.ServicerContext) -> Iterator[p4runtime_pb2.ReadResponse]:
+             context: grpc.ServicerContext) -> Iterator[bytes]:
+        """Read, answered with serialized ReadResponses (registered ahead of the
+        service's Read, whose serializer would want messages)."""
         log.debug("Read from %s: %d entit(y/ies)", context.peer(), len(request.entities))
         chunks = self._guard("Read", context, lambda: self.s.read(request))
         errors: list[P4RTError | None] = []
@@ -363,7 +366,7 @@ class _Servicer(p4runtime_pb2_grpc.P4RuntimeServicer):
             item = self._guard("Read", context, lambda: next(chunks, None))
             if item is None:
                 break
-            if isinstance(item, p4runtime_pb2.ReadResponse):
+            if isinstance(item, bytes):
                 yield item
             else:
                 errors = item

@@ -14,7 +14,7 @@ touched. Writes work on the plain :class:`~.entrydata.EntryData` form.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from p4.v1 import p4runtime_pb2
@@ -41,8 +41,8 @@ from .values import (
     make_meter,
 )
 
-__all__ = ["write_table_entry", "write_entry", "read_table_entries", "find_entry",
-           "encode_entry", "EntryRef"]
+__all__ = ["write_table_entry", "write_entry", "read_table_entries", "select_entries",
+           "find_entry", "encode_entry", "encode_default", "EntryRef"]
 
 Update = p4runtime_pb2.Update
 INSERT, MODIFY, DELETE = Update.INSERT, Update.MODIFY, Update.DELETE
@@ -334,9 +334,11 @@ def encode_default(ctx: PipelineContext, info: TableInfo, table: Table,
         te.controller_metadata, te.metadata = meta
 
 
-def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
-                       new: Callable[[], p4runtime_pb2.TableEntry], now_ns: int = 0) -> None:
-    """Fill ``new()`` with each entry selected by the (wildcard) read request ``want``."""
+def select_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry
+                   ) -> Iterator[tuple[TableInfo, Table, TableEntry | None]]:
+    """The entries the (wildcard) read request ``want`` selects, table by table; None
+    stands for a table's default entry (a read with ``is_default_action``). Shared by
+    the protobuf encoder below and the wire encoder of the Read RPC (``wire_encode``)."""
     if want.table_id == 0:
         infos = list(ctx.index.tables.values())
     else:
@@ -354,35 +356,55 @@ def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
         indirect = MemberRef(want.action.action_profile_member_id)
     elif which == "action_profile_group_id":
         indirect = GroupRef(want.action.action_profile_group_id)
+    # The request's filters, read once: protobuf attributes are slow in pure Python.
+    priority = want.priority
+    is_default = want.is_default_action
+    want_cm, want_md = want.controller_metadata, want.metadata
     for info in infos:
         table = ctx.state.tables[info.name]
-        if want.is_default_action:
-            encode_default(ctx, info, table, new())
+        if is_default:
+            yield info, table, None
             continue
         if ref is not None:
             try:
                 matches = table.canonical_matches(ref)
             except RuntimeStateError as err:
                 raise from_runtime_error(err) from None
-            if want.priority or not table.needs_priority:
-                found = table.find(matches, want.priority)
+            if priority or not table.needs_priority:
+                found = table.find(matches, priority)
                 candidates = [] if found is None else [found]
             else:
                 candidates = [e for e in table.entries() if e.matches == matches]
         else:
             candidates = table.entries()
+        if not (priority or action_id or indirect is not None or want_cm or want_md):
+            for entry in candidates:  # the common wildcard read: no filter
+                yield info, table, entry
+            continue
         for entry in candidates:
-            if want.priority and entry.priority != want.priority:
+            if priority and entry.priority != priority:
                 continue
             if action_id and ctx.index.action_ids.get(entry.action.name) != action_id:
                 continue
             if indirect is not None and entry.action != indirect:
                 continue
-            if want.controller_metadata or want.metadata:
+            if want_cm or want_md:
                 meta = ctx.extras.entry_meta.get((info.name, entry.matches, entry.priority),
                                                  (0, b""))
-                if want.controller_metadata and meta[0] != want.controller_metadata:
+                if want_cm and meta[0] != want_cm:
                     continue
-                if want.metadata and meta[1] != want.metadata:
+                if want_md and meta[1] != want_md:
                     continue
+            yield info, table, entry
+
+
+def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
+                       new: Callable[[], p4runtime_pb2.TableEntry], now_ns: int = 0) -> None:
+    """Fill ``new()`` with each entry selected by the (wildcard) read request ``want``.
+    The protobuf form of a Read of table entries: the Read RPC writes the same bytes
+    with ``wire_encode`` (much faster); this is the reference it is tested against."""
+    for info, table, entry in select_entries(ctx, want):
+        if entry is None:
+            encode_default(ctx, info, table, new())
+        else:
             encode_entry(ctx, info, table, entry, want, now_ns, new())

@@ -69,8 +69,11 @@ class PacketContext:
     def __init__(self, device: V1ModelDevice, sm: Any, now_us: int) -> None:
         self.device = device
         self.sm = sm
-        self.rng = device.rng
         self.now_us = now_us
+
+    @property
+    def rng(self) -> random.Random:
+        return self.device.rng
 
     def table_hit(self, table: Any, entry: Any) -> None:
         res = self.device.direct_by_table.get(table.name)
@@ -98,7 +101,7 @@ class PacketContext:
         self.truncate = length if self.truncate is None else min(self.truncate, length)
 
     def random(self, lo: int, hi: int) -> int:
-        return self.rng.randint(lo, hi) if lo <= hi else lo
+        return self.device.rng.randint(lo, hi) if lo <= hi else lo
 
     def digest(self, name: str, values: tuple) -> None:
         self.device.state.digests.push(DigestMessage(name, values, self.now_us))
@@ -196,8 +199,12 @@ class V1ModelDevice:
         return out
 
     # -- ingress ------------------------------------------------------------------------
-    def _run_parser(self, data: bytes, port: int, now_us: int, itype: int,
-                    meta: Any | None) -> tuple[Any, Any, Any, PacketContext]:
+    def run_ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
+                    meta: Any | None = None, controls: bool = True
+                    ) -> tuple[Any, Any, Any, PacketContext] | None:
+        """Parser, checksum verification and the ingress control on one packet (with
+        ``controls`` False, the parser only): ``(hdr, meta, sm, pk)`` for
+        :meth:`end_ingress`, or None when an assertion failed (the packet is dropped)."""
         hdr = self.new_hdr()
         if meta is None:
             meta = self.new_meta()
@@ -214,23 +221,16 @@ class V1ModelDevice:
             pk.payload = data[pos >> 3:]
         else:
             pk.payload = data[(pos + 7) >> 3:]
+        if controls:
+            try:
+                if self.verify is not None:
+                    self.verify(hdr, meta, pk)
+                if self.ingress_block is not None:
+                    self.ingress_block(hdr, meta, sm, pk)
+            except AssertionFailed as err:
+                log.error("assertion failed at %s; packet dropped", err)
+                return None
         return hdr, meta, sm, pk
-
-    def run_ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
-                    meta: Any | None = None) -> tuple[Any, Any, Any, PacketContext] | None:
-        """Parser, checksum verification and the ingress control on one packet:
-        ``(hdr, meta, sm, pk)`` for :meth:`end_ingress`, or None when an assertion
-        failed (the packet is dropped)."""
-        ran = self._run_parser(data, port, now_us, itype, meta)
-        try:
-            if self.verify is not None:
-                self.verify(ran[0], ran[1], ran[3])
-            if self.ingress_block is not None:
-                self.ingress_block(*ran)
-        except AssertionFailed as err:
-            log.error("assertion failed at %s; packet dropped", err)
-            return None
-        return ran
 
     def ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
                 meta: Any | None = None) -> tuple[list[EgressJob], tuple | None]:
@@ -277,7 +277,9 @@ class V1ModelDevice:
             log.warning("clone to unconfigured session %d ignored", session_id)
             return []
         kept = self._preserved(meta, field_list)
-        hdr, cmeta, sm, pk = self._run_parser(data, port, now_us, INGRESS_CLONE, kept)
+        parsed = self.run_ingress(data, port, now_us, INGRESS_CLONE, kept, controls=False)
+        assert parsed is not None  # the parser alone asserts nothing
+        hdr, cmeta, sm, pk = parsed
         out = []
         for r in self._session_replicas(session):
             out.append(EgressJob(r.egress_port, hdr._copy(), cmeta._copy(), sm._copy(),

@@ -9,8 +9,9 @@ clocks: ingress -> traffic manager -> egress, with resubmission and recirculatio
     outputs = dp.process(1, frame, now) # receive + service(now): one packet through
 
 A discrete-event network calls these in virtual time; the real-time switch
-(:mod:`behavioral_model.switch.core`) runs each arriving packet with :meth:`process`
-and calls :meth:`service` when rate-limited queues are due, with a wall clock.
+(:mod:`behavioral_model.switch.core`) runs each batch of arriving packets with
+:meth:`process_batch` (one packet after the other, as :meth:`process` would) and calls
+:meth:`service` when rate-limited queues are due, with a wall clock.
 Each call takes ``now`` in microseconds; the device sees ``int(now)`` as its
 timestamps, like simple_switch's microseconds since start.
 """

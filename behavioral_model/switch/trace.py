@@ -93,23 +93,27 @@ class TracingDevice(V1ModelDevice):
     tracer: Tracer
     last_sm: Any = None
 
-    def _run_parser(self, *args: Any, **kwargs: Any) -> Any:
-        result = super()._run_parser(*args, **kwargs)
-        hdr, _, sm, pk = result
-        self.last_sm = sm
-        headers = ", ".join(valid_headers(hdr)) or "none"
-        err = f", parser error {pk.parser_error}" if pk.parser_error else ""
-        self.tracer.debug("parser: headers [%s]%s, payload %d bytes", headers, err,
-                          len(pk.payload))
-        return result
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        parse = self.parser
+
+        def traced_parser(buf: bytes, hdr: Any, meta: Any, sm: Any, pk: Any) -> int:
+            pos = parse(buf, hdr, meta, sm, pk)
+            self.last_sm = sm
+            headers = ", ".join(valid_headers(hdr)) or "none"
+            err = f", parser error {pk.parser_error}" if pk.parser_error else ""
+            consumed = pos >> 3 if pk.parser_error else (pos + 7) >> 3
+            self.tracer.debug("parser: headers [%s]%s, payload %d bytes", headers, err,
+                              len(buf) - consumed)
+            return pos
+
+        self.parser = traced_parser
 
 
 def make_tracing_device(program: Any, state: DeviceState, tracer: Tracer,
                         seed: int = 0) -> V1ModelDevice | None:
-    """A :class:`TracingDevice` over ``state`` (shared, tables wrapped), or None when
-    the pipeline does not have the hooks this relies on."""
-    if not hasattr(V1ModelDevice, "_run_parser"):
-        return None
+    """A :class:`TracingDevice` over ``state`` (shared, tables wrapped), or None if
+    one cannot be made for this pipeline (the switch then logs without table trace)."""
     tables = {name: TracingTable(t, tracer) for name, t in state.tables.items()}
     traced_state = dataclasses.replace(state, tables=tables)
     try:
