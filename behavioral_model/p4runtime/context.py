@@ -11,6 +11,8 @@ they belong to: a new pipeline gets new extras.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p4.config.v1 import p4info_pb2
@@ -55,6 +57,9 @@ class PipelineContext:
     state: DeviceState
     device_config: bytes = b""
     extras: Extras = field(default_factory=Extras)
+    #: the device clock in ns (the server passes its target's ``now_ns``); an inserted
+    #: entry's idle timer starts at its insertion (spec, "Idle-timeout")
+    now_ns: Callable[[], int] = time.monotonic_ns
 
     def forwarding_config(self, response_type: int) -> p4runtime_pb2.ForwardingPipelineConfig:
         """The config for GetForwardingPipelineConfig's ``response_type``."""

@@ -70,6 +70,9 @@ class LocalTarget:
         with self.lock:
             return self._device.state if self._device is not None else None
 
+    def now_ns(self) -> int:
+        return int(self._clock_us() * 1000)
+
     def packet_out(self, data: bytes, metadata: dict[str, int]) -> None:
         if self.cpu_port is None:
             log.warning("packet-out dropped: this target has no CPU port")

@@ -112,7 +112,7 @@ def set_pipeline(server: P4RuntimeServer,
         state = verified.program.new_state()
         ctx = PipelineContext(verified.program, verified.p4info,
                               P4InfoIndex(verified.p4info, state), verified.cookie, state,
-                              verified.device_config)
+                              verified.device_config, now_ns=server.target.now_ns)
         server.staged = Staged(ctx)
         return
     if action == Req.VERIFY_AND_COMMIT:

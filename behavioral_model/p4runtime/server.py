@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
@@ -57,6 +56,7 @@ from .errors import (
     permission_denied,
     unimplemented,
 )
+from .idle_timeout import IdleTimeoutSweeper
 from .p4info_index import P4InfoIndex, P4InfoMismatch
 from .stream import StreamHandler, StreamSession, encode_packet_in
 from .target import P4RuntimeTarget
@@ -92,6 +92,11 @@ class P4RuntimeServer:
         self._ctx: PipelineContext | None = None
         self._device_config: tuple[P4Program, bytes] | None = None
         self.digests = DigestManager(self.live_context, self._send_to_primaries)
+        # Idle-timeout notifications go where digests and packet-ins go: to the primary
+        # of every role, since roles carry no configuration here and so each owns every
+        # table (spec, "Table Idle Timeout Notification": "to the primary client").
+        self.idle_timeouts = IdleTimeoutSweeper(target, self.live_context,
+                                                self._send_to_primaries)
         self.streams = StreamHandler(self.arbiter, target, self.digests, self.live_context)
         target.add_packet_in_listener(self._on_packet_in)
         target.add_digest_listener(self.digests.on_digest)
@@ -111,10 +116,12 @@ class P4RuntimeServer:
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
         self._server.start()
+        self.idle_timeouts.start()
         log.info("P4Runtime server listening on %s (port %d), device id %d",
                  self.address, self.port, self.target.device_id)
 
     def stop(self, grace: float | None = None) -> None:
+        self.idle_timeouts.stop()  # first: no notification for streams being closed
         self._server.stop(grace).wait()
         self.digests.stop()
         for name, fn in (("remove_packet_in_listener", self._on_packet_in),
@@ -160,7 +167,8 @@ class P4RuntimeServer:
                 return None
             saved = self._device_config
             config = saved[1] if saved is not None and saved[0] is program else b""
-            self._ctx = PipelineContext(program, p4info, index, cookie, state, config)
+            self._ctx = PipelineContext(program, p4info, index, cookie, state, config,
+                                        now_ns=self.target.now_ns)
             return self._ctx
 
     def _working_context(self) -> PipelineContext:
@@ -257,7 +265,7 @@ class P4RuntimeServer:
         with self._lock:
             ctx = self._working_context()
         errors: list[P4RTError | None] = []
-        now_ns = time.monotonic_ns()
+        now_ns = self.target.now_ns()  # the clock hits are stamped in
         for entity in request.entities:
             with self._lock, self.target.lock:
                 found, err = safe(lambda e=entity: read_entity_wire(ctx, e, now_ns), "Read")

@@ -176,8 +176,11 @@ def _insert(ctx: PipelineContext, d: EntryData) -> None:
     if d.action is None:
         raise invalid(f"table '{info.name}': an INSERT needs an action")
     action = _decode_action(ctx, info, d.action, default=False)
+    # The idle timer starts at insertion (spec, "Idle-timeout"): a never-hit entry
+    # reports, and expires by, the time since it was inserted.
     entry = TableEntry(ref.matches, action,  # type: ignore[arg-type]
-                       ref.priority, idle_timeout_ns=d.idle_timeout_ns)
+                       ref.priority, idle_timeout_ns=d.idle_timeout_ns,
+                       last_hit_ns=ctx.now_ns())
     if d.counter_data is not None:
         entry.direct_counter = counter_cell(d.counter_data, f"table '{info.name}'")
     if d.meter_config is not None:
@@ -320,8 +323,9 @@ def _add_direct(info: TableInfo, entry: TableEntry, want: p4runtime_pb2.TableEnt
             entry.direct_meter is not None:
         te.meter_config.CopyFrom(encode_meter_config(entry.direct_meter.config))
     if want.HasField("time_since_last_hit"):
-        last = entry.last_hit_ns
-        te.time_since_last_hit.elapsed_ns = max(0, now_ns - last) if last else 0
+        # Set even when the TTL is 0 (spec, "Idle-timeout"); keep in step with
+        # ``wire_encode``.
+        te.time_since_last_hit.elapsed_ns = max(0, now_ns - entry.last_hit_ns)
 
 
 def encode_default(ctx: PipelineContext, info: TableInfo, table: Table,

@@ -16,6 +16,9 @@ Contract
   P4Info ``packet_out`` controller-header fields to values (already range-checked);
   the target serializes that header in front of ``data`` (see ``packet_io``) and feeds
   the result to ingress on its CPU port, as BMv2 does.
+* ``now_ns`` is the device clock in nanoseconds, the clock the pipeline stamps table
+  hits with (``TableEntry.last_hit_ns``); idle timeouts are measured in it, so a virtual
+  clock gives virtual idle times.
 * Listeners are called *without* ``lock`` held, from whatever thread produced the
   event: a packet-in with the ``packet_in`` header already removed and its fields
   decoded into ``metadata`` (name -> value), or one digest message.
@@ -55,6 +58,10 @@ class P4RuntimeTarget(Protocol):
     @property
     def state(self) -> DeviceState | None:
         """The running device state (None before a pipeline is set)."""
+        ...
+
+    def now_ns(self) -> int:
+        """The device clock, in nanoseconds (the data plane's ``now_us`` * 1000)."""
         ...
 
     def packet_out(self, data: bytes, metadata: dict[str, int]) -> None:

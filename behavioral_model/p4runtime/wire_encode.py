@@ -240,8 +240,7 @@ class _Encoder:
         if entry.idle_timeout_ns:
             parts.append(_IDLE_TIMEOUT_NS + _varint(entry.idle_timeout_ns))
         if self.want_last_hit:
-            last = entry.last_hit_ns
-            elapsed = max(0, self.now_ns - last) if last else 0
+            elapsed = max(0, self.now_ns - entry.last_hit_ns)  # as ``tables._add_direct``
             parts.append(_sub(_TIME_SINCE_LAST_HIT, _scalar(_ELAPSED_NS, elapsed)))
         if meta is not None and meta[1]:
             parts.append(_sub(_METADATA, meta[1]))

@@ -25,6 +25,12 @@ from .exprgen import strip
 from .values import py_name
 
 
+def _supports_timeout(decl: ast.TableDecl) -> bool:
+    """``support_timeout = true`` (v1model); the P4Info generator rejects other values."""
+    prop = decl.property("support_timeout")
+    return prop is not None and isinstance(prop.value, ast.BoolLiteral) and prop.value.value
+
+
 def _has_return(node: Any) -> bool:
     if isinstance(node, ast.ReturnStatement):
         return True
@@ -505,6 +511,10 @@ class ControlGenMixin:
             self.w.line(f"{call_} = {entry}.action")
             if decl.property("counters") is not None or decl.property("meters") is not None:
                 self.w.line(f"pk.table_hit({table}, {entry})")
+            if _supports_timeout(decl):
+                # Idle timeout (P4Runtime spec, "Idle-timeout"): record the hit in the
+                # device clock (ns); only these tables pay for it.
+                self.w.line(f"{entry}.last_hit_ns = int(pk.now_us * 1000)")
         impl = decl.property("implementation")
         top_ids = {id(d) for d in self.checked.program.decls}
         found = table_property_instance(impl, self.block.path, top_ids) if impl else None

@@ -81,6 +81,9 @@ class TableEntry:
     ``direct_counter`` is counted by the executor on a hit when the table has a
     direct counter; ``direct_meter`` is None until the control plane configures it
     (an unconfigured direct meter marks GREEN). Times are in nanoseconds.
+    ``last_hit_ns`` is the device-clock time of the last hit (or of the insertion, set
+    by the P4Runtime server); the pipeline updates it only in tables with
+    ``support_timeout = true``.
     """
 
     matches: tuple[FieldMatch | None, ...]

@@ -156,6 +156,10 @@ class SwitchCore:
     def state(self) -> DeviceState | None:
         return self.dataplane.state
 
+    def now_ns(self) -> int:
+        """The switch clock in nanoseconds (what the pipeline stamps table hits with)."""
+        return int(self.clock.now_us() * 1000)
+
     def packet_out(self, data: bytes, metadata: Mapping[str, int] | None = None) -> None:
         """Inject a controller packet: the ``packet_out`` header built from
         ``metadata`` (field name -> value) + ``data`` enters ingress on the CPU port.
