@@ -8,7 +8,6 @@ advance, lookahead, verify or an overflowing stack (`_ParserError(code)`) end pa
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any
 
 from ..frontend import ast
@@ -166,10 +165,12 @@ class ParserGenMixin:
         for case in tr.cases:
             cond = self.keyset_condition(case.keyset, names, tr.keys)
             if cond == "True":  # default: the cases after it are never reached
-                if not first:
-                    self.w.line("else:")
-                with self.w.indent() if not first else nullcontext():
+                if first:
                     self.w.line(f"{var} = {ids[case.state]}")
+                else:
+                    self.w.line("else:")
+                    with self.w.indent():
+                        self.w.line(f"{var} = {ids[case.state]}")
                 return
             self.w.line(f"{'if' if first else 'elif'} {cond}:")
             first = False
