@@ -1,5 +1,6 @@
-"""The wire encoder of Read (``wire_encode``) against its protobuf reference
-(``tables.read_table_entries``, the path the server used before): for tables of every
+"""The wire encoder of Read (``wire_encode``) against its protobuf reference (the
+messages ``tables.encode_entry`` / ``encode_default`` build, the path the server used
+before, assembled here as the server did): for tables of every
 match kind, const entries, default entries, indirect tables, direct resources,
 metadata and read filters, the encoder's bytes must be the serialization of the
 reference messages, byte for byte. A Read over gRPC must send exactly the
@@ -154,11 +155,12 @@ def reference(ctx: PipelineContext, want: TE, now_ns: int = NOW_NS) -> list[E]:
     """The entities of the protobuf path."""
     out: list[E] = []
 
-    def new() -> TE:
+    for info, table, entry in tables.select_entries(ctx, want):
         out.append(E())
-        return out[-1].table_entry
-
-    tables.read_table_entries(ctx, want, new, now_ns)
+        if entry is None:
+            tables.encode_default(ctx, info, table, out[-1].table_entry)
+        else:
+            tables.encode_entry(ctx, info, table, entry, want, now_ns, out[-1].table_entry)
     return out
 
 
@@ -405,15 +407,11 @@ def raw_read(h: Harness, *entities: E) -> list[bytes]:
 
 
 def reference_entities(ctx: PipelineContext, entity: E) -> list[E]:
-    """What the protobuf path reads for one requested entity."""
-    found: list[E] = []
-
-    def add() -> E:
-        found.append(E())
-        return found[-1]
-
-    read_entity(ctx, entity, add)
-    return found
+    """What the protobuf path reads for one requested entity (other kinds than table
+    entries are still read through protobuf by ``read_entity``)."""
+    if entity.WhichOneof("entity") == "table_entry":
+        return reference(ctx, entity.table_entry, 0)
+    return [E.FromString(data) for data in read_entity(ctx, entity)]
 
 
 def reference_responses(ctx: PipelineContext, entities: list[E], chunk: int) -> list[bytes]:

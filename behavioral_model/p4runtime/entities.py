@@ -21,7 +21,7 @@ from .context import PipelineContext
 from .entrydata import EntryData
 from .errors import P4RTError, from_runtime_error, invalid, unimplemented
 
-__all__ = ["apply_update", "apply_entry_update", "read_entity", "read_entity_wire", "safe",
+__all__ = ["apply_update", "apply_entry_update", "read_entity", "safe",
            "internal_error"]
 
 log = logging.getLogger("behavioral_model.p4runtime")
@@ -90,47 +90,29 @@ def apply_entry_update(ctx: PipelineContext, kind: int, entry: EntryData) -> Non
 
 
 def read_entity(ctx: PipelineContext, entity: p4runtime_pb2.Entity,
-                add: Callable[[], p4runtime_pb2.Entity], now_ns: int = 0) -> None:
-    """Fill ``add()`` with every entity matching the (wildcard) ``entity``; raises
-    P4RTError. Results are built in place: ``add`` returns a fresh ``Entity`` (no
-    copies of protobuf messages). The Read RPC uses ``read_entity_wire``; for table
-    entries this is its protobuf reference."""
+                now_ns: int = 0) -> list[bytes]:
+    """The serialized ``Entity`` of everything matching the (wildcard) ``entity``, what
+    the Read RPC sends; raises P4RTError. Table entries are written straight to wire
+    format by ``wire_encode`` (protobuf messages would dominate the cost of reading a
+    large table); the other kinds are built as protobuf messages and serialized."""
     which = entity.WhichOneof("entity")
     if which is None:
         raise invalid("read of an empty Entity: set one entity kind")
-
-    def new() -> Any:
-        return getattr(add(), which)
-
     try:
         if which == "table_entry":
-            tables.read_table_entries(ctx, entity.table_entry, new, now_ns)
-        elif which in _READERS:
-            _READERS[which](ctx, getattr(entity, which), new)
-        else:
+            return wire_encode.read_table_entries(ctx, entity.table_entry, now_ns)
+        reader = _READERS.get(which)
+        if reader is None:
             raise unimplemented(_UNSUPPORTED.get(which, f"{which} is not supported"))
+        found: list[p4runtime_pb2.Entity] = []
+
+        def new() -> Any:
+            found.append(p4runtime_pb2.Entity())
+            return getattr(found[-1], which)
+
+        reader(ctx, getattr(entity, which), new)
     except RuntimeStateError as err:
         raise from_runtime_error(err) from None
-
-
-def read_entity_wire(ctx: PipelineContext, entity: p4runtime_pb2.Entity,
-                     now_ns: int = 0) -> list[bytes]:
-    """``read_entity`` as serialized ``Entity`` messages, what the Read RPC sends.
-    Table entries are written straight to wire format by ``wire_encode`` (protobuf
-    messages would dominate the cost of reading a large table); the other kinds are
-    built by protobuf as in ``read_entity`` and serialized."""
-    if entity.WhichOneof("entity") == "table_entry":
-        try:
-            return wire_encode.read_table_entries(ctx, entity.table_entry, now_ns)
-        except RuntimeStateError as err:
-            raise from_runtime_error(err) from None
-    found: list[p4runtime_pb2.Entity] = []
-
-    def add() -> p4runtime_pb2.Entity:
-        found.append(p4runtime_pb2.Entity())
-        return found[-1]
-
-    read_entity(ctx, entity, add, now_ns)
     return [e.SerializeToString() for e in found]
 
 

@@ -44,7 +44,7 @@ from . import pipeline_config
 from .arbitration import Arbiter, election_id_of
 from .context import PipelineContext
 from .digests import DigestManager
-from .entities import apply_entry_update, apply_update, internal_error, read_entity_wire, safe
+from .entities import apply_entry_update, apply_update, internal_error, read_entity, safe
 from .errors import (
     STATUS_DETAILS_KEY,
     P4RTError,
@@ -268,7 +268,7 @@ class P4RuntimeServer:
         now_ns = self.target.now_ns()  # the clock hits are stamped in
         for entity in request.entities:
             with self._lock, self.target.lock:
-                found, err = safe(lambda e=entity: read_entity_wire(ctx, e, now_ns), "Read")
+                found, err = safe(lambda e=entity: read_entity(ctx, e, now_ns), "Read")
             errors.append(err)
             if err is None:
                 yield from read_responses(found, READ_CHUNK)

@@ -14,7 +14,7 @@ touched. Writes work on the plain :class:`~.entrydata.EntryData` form.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from p4.v1 import p4runtime_pb2
@@ -41,7 +41,7 @@ from .values import (
     make_meter,
 )
 
-__all__ = ["write_table_entry", "write_entry", "read_table_entries", "select_entries",
+__all__ = ["write_table_entry", "write_entry", "select_entries",
            "find_entry", "encode_entry", "encode_default", "EntryRef"]
 
 Update = p4runtime_pb2.Update
@@ -400,15 +400,3 @@ def select_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry
                 if want_md and meta[1] != want_md:
                     continue
             yield info, table, entry
-
-
-def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
-                       new: Callable[[], p4runtime_pb2.TableEntry], now_ns: int = 0) -> None:
-    """Fill ``new()`` with each entry selected by the (wildcard) read request ``want``.
-    The protobuf form of a Read of table entries: the Read RPC writes the same bytes
-    with ``wire_encode`` (much faster); this is the reference it is tested against."""
-    for info, table, entry in select_entries(ctx, want):
-        if entry is None:
-            encode_default(ctx, info, table, new())
-        else:
-            encode_entry(ctx, info, table, entry, want, now_ns, new())

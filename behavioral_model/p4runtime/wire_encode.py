@@ -7,8 +7,8 @@ table spent nearly all its time in protobuf. The Read RPC therefore sends respon
 serialized here (the counterpart of the decoder in ``wire``).
 
 The output is byte for byte what ``SerializeToString`` gives for the messages that
-``tables.encode_entry`` and ``tables.encode_default`` build (they stay as the protobuf
-reference; ``tests/test_p4runtime_read_encoding.py`` compares the two). That means
+``tables.encode_entry`` and ``tables.encode_default`` build (idle-timeout notifications
+use those; ``tests/test_p4runtime_read_encoding.py`` compares the two). That means
 following protobuf's own rules, not just the schema: fields in field-number order;
 proto3 scalars only when non-zero; a sub-message whenever it was touched (set in its
 parent), even if empty; a oneof member whenever set, even to 0; repeated elements
@@ -263,7 +263,7 @@ class _Encoder:
 def read_table_entries(ctx: PipelineContext, want: p4runtime_pb2.TableEntry,
                        now_ns: int = 0) -> list[bytes]:
     """The serialized ``Entity`` of each entry selected by the (wildcard) read request
-    ``want``: the bytes of ``tables.read_table_entries``' messages."""
+    ``want``: the bytes of what ``tables.encode_entry`` / ``encode_default`` build."""
     enc = _Encoder(ctx, want, now_ns)
     entry, default = enc.entry, enc.default
     return [_sub(_ENTITY_TABLE_ENTRY,
