@@ -81,6 +81,66 @@ PUNT_REASON_USID_END = 1
 PUNT_REASON_SRH_END = 2
 PUNT_REASON_LOCAL_ADDRESS = 3
 
+# ---- The smart NIC (mrc_nic.p4) [ours]; docs/mrc-nic.md ------------------------------
+NIC_HOST_PORT = 0
+PACKET_OUT_TRANSMIT = 0xFFFF
+NIC_QP_COUNT = 1024
+NIC_EV_SLOTS = 256
+NIC_EV_IDS = 512
+NIC_EV_BACKUP_BASE = 256
+NIC_MAX_PLANES = 8
+NIC_PSN_TRACK = 256
+NIC_RX_WINDOW = 64
+NIC_EV_SEARCH = 4
+NIC_BACKUP_SEARCH = 4
+NIC_REPLY_MCAST_BASE = 1
+NIC_HOP_LIMIT = 64
+
+EV_PLANE_SHIFT = 29
+EV_ID_BITS = 9
+USID_PLANE_SHIFT = 13
+
+EV_SLOT_GOOD = 0
+EV_SLOT_SKIP = 1
+EV_SLOT_EMPTY = 2
+
+EV_POOL_CONFIGURED = 0
+EV_POOL_IN_SLOT = 1
+EV_POOL_RETIRED = 2
+EV_POOL_SPARE = 3
+
+EV_EVENT_ALWAYS_SKIP = 1
+EV_EVENT_HOST_LOSS = 2
+EV_EVENT_RESTORED = 3
+EV_EVENT_FLOOR = 4
+
+NACK_HOST_LOSS_REPORT = 0xF0
+SACK_PR_PROBE = 1
+
+NIC_DROP_PARSER_ERROR = 1
+NIC_DROP_TRUNCATED = 2
+NIC_DROP_NOT_MRC = 3
+NIC_DROP_UNKNOWN_QP = 4
+NIC_DROP_BAD_OPCODE = 5
+NIC_DROP_NOT_LOCAL = 6
+NIC_DROP_NO_EV = 7
+NIC_DROP_NO_PATH = 8
+NIC_DROP_BAD_PACKET_OUT = 9
+NIC_DROP_NOT_ENCAPSULATED = 10
+NIC_DROP_REASON_COUNT = 16
+
+NIC_EVENT_DUPLICATE = 0
+NIC_EVENT_OUT_OF_WINDOW = 1
+NIC_EVENT_SACK_SENT = 2
+NIC_EVENT_NACK_SENT = 3
+NIC_EVENT_PROBE_ANSWERED = 4
+NIC_EVENT_SEARCH_FALLBACK = 5
+NIC_EVENT_FLOOR_HELD = 6
+NIC_EVENT_STALE_REPORT = 7
+NIC_EVENT_NO_BACKUP = 8
+NIC_EVENT_PROBE_OK = 9
+NIC_EVENT_COUNT = 16
+
 # Trimmable DSCP classes, as sets for callers (derived, not a separate fact).
 TRIMMABLE_DSCPS = frozenset({DSCP_TRIMMABLE, DSCP_TRIMMABLE_RETX})
 WRITE_OPCODES = frozenset({
@@ -88,3 +148,21 @@ WRITE_OPCODES = frozenset({
     OPCODE_WRITE_ONLY, OPCODE_WRITE_ONLY_IMM,
 })
 IMM_OPCODES = frozenset({OPCODE_WRITE_LAST_IMM, OPCODE_WRITE_ONLY_IMM})
+
+
+def ev_value(t1_usid: int, ev_id: int) -> int:
+    """The 32-bit EV of a path through T1 uSID ``t1_usid`` with EV id ``ev_id`` (the EV
+    layout of constants.p4: EV[31:16] T1 uSID, EV[8:0] EV id)."""
+    if not 0 < t1_usid < 1 << USID_BITS or not 0 <= ev_id < 1 << EV_ID_BITS:
+        raise ValueError(f"T1 uSID {t1_usid:#x} / EV id {ev_id} out of range")
+    return t1_usid << USID_BITS | ev_id
+
+
+def ev_plane(ev: int) -> int:
+    """The plane an EV's path belongs to."""
+    return ev >> EV_PLANE_SHIFT & (NIC_MAX_PLANES - 1)
+
+
+def ev_id_of(ev: int) -> int:
+    """The EV id (index in the QP's EV table) of an EV."""
+    return ev & ((1 << EV_ID_BITS) - 1)

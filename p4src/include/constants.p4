@@ -115,4 +115,92 @@ const bit<8> PUNT_REASON_USID_END = 1;      // a uSID carrier without SRH ended 
 const bit<8> PUNT_REASON_SRH_END = 2;       // a local SID with SRH Segments Left 0
 const bit<8> PUNT_REASON_LOCAL_ADDRESS = 3; // ipv6_route sent it to the CPU
 
+/* ---- The smart NIC (mrc_nic.p4) [ours] ------------------------------------
+ * docs/mrc-nic.md explains each of these; every one is a choice of this
+ * project, kept here so that it can change in one place.
+ */
+
+// The port toward the host (its software drives the NIC through it).  The
+// fabric ports are whatever plane_port names, one per plane.
+const bit<9> NIC_HOST_PORT = 0;
+// packet_out.egress_port value that is not a port: the frame enters the
+// transmit path as if the host had posted it (controller probes).
+const bit<16> PACKET_OUT_TRANSMIT = 0xFFFF;
+
+// Table and register sizes for production shapes: 1,024 QPs of up to 256
+// EV slots (production MRC uses 128-256 EVs per connection [paper]).
+const bit<32> NIC_QP_COUNT = 1024;
+const bit<32> NIC_EV_SLOTS = 256;           // slots per QP: the sprayed set
+const bit<32> NIC_EV_IDS = 512;             // EV ids per QP: slots' own + backups
+const bit<32> NIC_EV_BACKUP_BASE = 256;     // backups of plane p: base + p * per_plane + i
+const bit<32> NIC_MAX_PLANES = 8;
+const bit<32> NIC_PSN_TRACK = 256;          // PSNs per QP whose EV is remembered
+const bit<32> NIC_RX_WINDOW = 64;           // receive window: one 64-bit bitmap
+// Bounded searches: slots one packet may check for a usable EV, backups one
+// retirement may check for a spare of the same plane.
+const bit<32> NIC_EV_SEARCH = 4;
+const bit<32> NIC_BACKUP_SEARCH = 4;
+// Multicast group NIC_REPLY_MCAST_BASE + plane = {host port, plane port}:
+// deliver a data packet and acknowledge it in one pass.
+const bit<16> NIC_REPLY_MCAST_BASE = 1;
+const bit<8> NIC_HOP_LIMIT = 64;
+
+// EV layout (32 bits): EV[31:16] is the T1 uSID of the path, whose top bits
+// are its plane (uSID[15:13], as the controller allocates uSIDs), and
+// EV[8:0] the EV id within the QP; EV[15:9] stay zero.
+const bit<32> EV_PLANE_SHIFT = 29;
+const bit<32> EV_ID_BITS = 9;
+const bit<32> USID_PLANE_SHIFT = 13;
+
+// State of an EV slot (register ev_slot_state).
+const bit<2> EV_SLOT_GOOD = 0;
+const bit<2> EV_SLOT_SKIP = 1;              // left out of its next turn (ECN echo, trim)
+const bit<2> EV_SLOT_EMPTY = 2;             // retired with no backup to refill it
+
+// Where an EV id is (register ev_pool_state).  0 is the state the controller
+// configured: ids below the QP's ev_slots sit in their own slot, the others
+// wait in the backup pool.
+const bit<2> EV_POOL_CONFIGURED = 0;
+const bit<2> EV_POOL_IN_SLOT = 1;
+const bit<2> EV_POOL_RETIRED = 2;           // ASSUMED_BAD: probed until restored
+const bit<2> EV_POOL_SPARE = 3;
+
+// Why an ev_event_t digest was sent.
+const bit<8> EV_EVENT_ALWAYS_SKIP = 1;      // SACK mark ALWAYS_SKIP: retired
+const bit<8> EV_EVENT_HOST_LOSS = 2;        // the host reported a lost PSN: retired
+const bit<8> EV_EVENT_RESTORED = 3;         // enough probes answered: usable again
+const bit<8> EV_EVENT_FLOOR = 4;            // not retired: the QP is at its floor
+
+// A NACK the host posts on the host port to report a PSN lost without a trim
+// (timeout, or a gap later SACKs never filled); the NIC consumes it.
+const bit<8> NACK_HOST_LOSS_REPORT = 0xF0;
+// sack.pr = 1: this SACK answers a probe.
+const bit<1> SACK_PR_PROBE = 1;
+
+// Indexes of the NIC's drop_counter.
+const bit<8> NIC_DROP_PARSER_ERROR = 1;
+const bit<8> NIC_DROP_TRUNCATED = 2;        // a transport header cut short
+const bit<8> NIC_DROP_NOT_MRC = 3;          // not IPv6/UDP 4791/BTH
+const bit<8> NIC_DROP_UNKNOWN_QP = 4;
+const bit<8> NIC_DROP_BAD_OPCODE = 5;
+const bit<8> NIC_DROP_NOT_LOCAL = 6;        // inner destination is not this NIC
+const bit<8> NIC_DROP_NO_EV = 7;            // the chosen slot's EV is not configured
+const bit<8> NIC_DROP_NO_PATH = 8;          // no plane_port / qp_plane entry
+const bit<8> NIC_DROP_BAD_PACKET_OUT = 9;
+const bit<8> NIC_DROP_NOT_ENCAPSULATED = 10; // from the fabric without inner IPv6
+const bit<32> NIC_DROP_REASON_COUNT = 16;
+
+// Indexes of the NIC's event_counter: what happened that is not a drop.
+const bit<32> NIC_EVENT_DUPLICATE = 0;      // acknowledged, not delivered again
+const bit<32> NIC_EVENT_OUT_OF_WINDOW = 1;  // NACK PSN_OUT_OF_WINDOW sent
+const bit<32> NIC_EVENT_SACK_SENT = 2;
+const bit<32> NIC_EVENT_NACK_SENT = 3;
+const bit<32> NIC_EVENT_PROBE_ANSWERED = 4;
+const bit<32> NIC_EVENT_SEARCH_FALLBACK = 5; // no usable slot in NIC_EV_SEARCH checks
+const bit<32> NIC_EVENT_FLOOR_HELD = 6;
+const bit<32> NIC_EVENT_STALE_REPORT = 7;   // about an EV no longer in a slot
+const bit<32> NIC_EVENT_NO_BACKUP = 8;      // retired, slot left empty
+const bit<32> NIC_EVENT_PROBE_OK = 9;       // probe answer for a retired EV
+const bit<32> NIC_EVENT_COUNT = 16;
+
 #endif  /* _MRC_CONSTANTS_P4_ */
