@@ -51,17 +51,17 @@
  *   such entries instead of building real congestion; with real congestion
  *   (simple_switch queue rate/depth settings) the same code paths run.
  *
- * Needs: p4c-bm2-ss (v1model), or `python -m behavioral_model`; include path
- * p4src/include.
+ * Needs: p4c-bm2-ss (v1model), or `python -m behavioral_model`; the shared
+ * files are included relative to this one, so no -I is needed.
  */
 
 #include <core.p4>
 #define V1MODEL_VERSION 20200408
 #include <v1model.p4>
 
-#include "constants.p4"
-#include "headers.p4"
-#include "parser.p4"
+#include "include/constants.p4"
+#include "include/headers.p4"
+#include "include/parser.p4"
 
 const bit<32> PORT_COUNT = 512;   // v1model ports are 9 bits wide
 

@@ -139,6 +139,7 @@ NIC_EVENT_FLOOR_HELD = 6
 NIC_EVENT_STALE_REPORT = 7
 NIC_EVENT_NO_BACKUP = 8
 NIC_EVENT_PROBE_OK = 9
+NIC_EVENT_LOSS_REPORT = 10
 NIC_EVENT_COUNT = 16
 
 # Trimmable DSCP classes, as sets for callers (derived, not a separate fact).

@@ -201,6 +201,7 @@ const bit<32> NIC_EVENT_FLOOR_HELD = 6;
 const bit<32> NIC_EVENT_STALE_REPORT = 7;   // about an EV no longer in a slot
 const bit<32> NIC_EVENT_NO_BACKUP = 8;      // retired, slot left empty
 const bit<32> NIC_EVENT_PROBE_OK = 9;       // probe answer for a retired EV
+const bit<32> NIC_EVENT_LOSS_REPORT = 10;   // host loss reports received
 const bit<32> NIC_EVENT_COUNT = 16;
 
 #endif  /* _MRC_CONSTANTS_P4_ */

@@ -1,0 +1,125 @@
+/*
+ * Receive: the per-QP PSN window and what to answer (docs/mrc-nic.md 4.1, 4.2).
+ *
+ * Needs constants.p4, headers.p4, nic_types.p4, nic_state.p4.
+ */
+
+#ifndef _MRC_NIC_RECEIVE_P4_
+#define _MRC_NIC_RECEIVE_P4_
+
+// Trailing ones of the window bitmap: how far the cumulative PSN moves.
+// Straight-line halving steps (32, 16, 8, 4, 2, 1, 1) because v1model targets
+// have no loops; the bitmap leaves shifted by the count.
+control NicCountInOrder(inout bit<64> bitmap, out bit<24> advance) {
+    apply {
+        advance = 0;
+        if (bitmap[31:0] == 0xFFFFFFFF) { advance = advance + 32; bitmap = bitmap >> 32; }
+        if (bitmap[15:0] == 0xFFFF) { advance = advance + 16; bitmap = bitmap >> 16; }
+        if (bitmap[7:0] == 0xFF) { advance = advance + 8; bitmap = bitmap >> 8; }
+        if (bitmap[3:0] == 0xF) { advance = advance + 4; bitmap = bitmap >> 4; }
+        if (bitmap[1:0] == 0x3) { advance = advance + 2; bitmap = bitmap >> 2; }
+        if (bitmap[0:0] == 1) { advance = advance + 1; bitmap = bitmap >> 1; }
+        // After the steps above at most one more one can sit at bit 0 (a
+        // full bitmap of 64 ones counts 63 in them).
+        if (bitmap[0:0] == 1) { advance = advance + 1; bitmap = bitmap >> 1; }
+    }
+}
+
+control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
+    NicCountInOrder() count_in_order;
+
+    apply {
+        bit<32> qp = (bit<32>)meta.qp_index;
+        bit<24> expected;
+        bit<64> bitmap;
+        bit<24> received;
+        rx_expected.read(expected, qp);
+        rx_bitmap.read(bitmap, qp);
+        rx_bytes.read(received, qp);
+        meta.psn = hdr.bth.psn;
+
+        if (meta.rx_probe) {
+            // A probe uses no PSN: its answer reports the window as it is and
+            // echoes the probe's EV (docs/mrc-protocol.md section 3, PROBE).
+            meta.reply = NIC_REPLY_SACK;
+            meta.sack_pr = SACK_PR_PROBE;
+            event_counter.count(NIC_EVENT_PROBE_ANSWERED);
+        } else if (hdr.ipv6.dscp == DSCP_TRIMMED || hdr.ipv6.dscp == DSCP_TRIMMED_LASTHOP) {
+            // A trimmed header: tell the sender at once which PSN and EV, so it
+            // retransmits without waiting for a timeout [paper].  The window
+            // does not move: the data is not here.
+            meta.reply = NIC_REPLY_NACK;
+            if (hdr.ipv6.dscp == DSCP_TRIMMED) {
+                meta.nack_reason = NACK_TRIMMED;
+            } else {
+                meta.nack_reason = NACK_TRIMMED_LASTHOP;
+            }
+        } else {
+            // PSN arithmetic is modulo 2^24: d "negative" (top bit set) means
+            // the PSN is behind the window.
+            bit<24> d = meta.psn - expected;
+            bool duplicate = false;
+            bool fresh = false;
+            if (d < (bit<24>)NIC_RX_WINDOW) {
+                bit<64> bit_d = 64w1 << (bit<8>)d;
+                if ((bitmap & bit_d) != 0) {
+                    duplicate = true;
+                } else {
+                    fresh = true;
+                    bitmap = bitmap | bit_d;
+                    bit<24> advance;
+                    count_in_order.apply(bitmap, advance);
+                    expected = expected + advance;
+                }
+            } else if (d[23:23] == 1) {
+                duplicate = true;
+            } else {
+                meta.reply = NIC_REPLY_NACK;
+                meta.nack_reason = NACK_PSN_OUT_OF_WINDOW;
+                event_counter.count(NIC_EVENT_OUT_OF_WINDOW);
+            }
+
+            bool ce = hdr.ipv6.ecn == ECN_CE;
+            if (ce) {
+                // The ECN echo that makes the sender skip this EV once.
+                meta.sack_mark = SACK_MARK_SKIP_ONCE;
+            }
+            if (duplicate) {
+                // Acknowledged again (the first SACK may have been lost), never
+                // delivered twice.
+                meta.reply = NIC_REPLY_SACK;
+                event_counter.count(NIC_EVENT_DUPLICATE);
+            } else if (fresh) {
+                meta.deliver = true;
+                received = received + (bit<24>)hdr.inner_ipv6.payload_len;
+                qp_rx_counter.count(qp);
+                bit<8> unacked;
+                rx_unacked.read(unacked, qp);
+                unacked = unacked + 1;
+                // Immediate SACK for CE, retransmissions and AckReq; the rest
+                // is coalesced, one SACK per sack_every packets.
+                if (ce || hdr.bth.retransmit == 1 || hdr.bth.ack_req == 1
+                        || unacked >= meta.sack_every) {
+                    meta.reply = NIC_REPLY_SACK;
+                    unacked = 0;
+                }
+                rx_unacked.write(qp, unacked);
+            }
+            rx_expected.write(qp, expected);
+            rx_bitmap.write(qp, bitmap);
+            rx_bytes.write(qp, received);
+        }
+
+        meta.cumulative_psn = expected - 1;
+        meta.sack_bitmap = bitmap;
+        meta.received_bytes = received;
+        if (meta.reply == NIC_REPLY_SACK) {
+            event_counter.count(NIC_EVENT_SACK_SENT);
+        } else if (meta.reply == NIC_REPLY_NACK) {
+            event_counter.count(NIC_EVENT_NACK_SENT);
+        }
+        meta.need_path = meta.reply != NIC_REPLY_NONE;
+    }
+}
+
+#endif  /* _MRC_NIC_RECEIVE_P4_ */
