@@ -7,12 +7,12 @@
 Names: a fully-qualified P4Info name (``SmokeIngress.l2_fwd``), its alias, or any
 dot-separated suffix of it that is unique among the objects of that kind
 (``l2_fwd``). Match fields and action parameters likewise (``hdr.ethernet.dst_addr``
-or ``dst_addr``).
+or ``dst_addr``). The rules are in ``names``.
 
 Values: ``int``; ``bytes`` (big-endian, any length that fits the bit width); or a
-string for the usual address notations: a MAC (``"00:11:22:33:44:55"``), an IPv4 or an
-IPv6 address. They are sent as canonical byte strings (P4Runtime 1.4, 8.4: the shortest
-big-endian string, at least one byte) unless the helper is built with
+string in BMv2 CLI notation (``values``): a number, a MAC (``"00:11:22:33:44:55"``),
+an IPv4 or an IPv6 address. They are sent as canonical byte strings (P4Runtime 1.4,
+8.4: the shortest big-endian string, at least one byte) unless the helper is built with
 ``canonical=False``, which pads them to the full width (what older P4Runtime servers
 such as early PI/BMv2 builds insisted on).
 
@@ -33,7 +33,6 @@ prefix or mask is sent as given, so negative tests can send one.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,14 +41,15 @@ from google.protobuf import json_format, text_format
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
-__all__ = ["P4InfoHelper", "Value", "encode_value", "decode_value", "load_p4info"]
+from .names import UnknownNameError, resolve_key_field, resolve_name
+from .values import Value, decode_value, encode_value
 
-Value = int | bytes | str
+__all__ = ["P4InfoHelper", "load_p4info"]
 
 # P4Info repeated fields holding objects with a preamble, by the kind names used here.
-_KINDS = ("tables", "actions", "action_profiles", "counters", "direct_counters",
-          "meters", "direct_meters", "controller_packet_metadata", "value_sets",
-          "registers", "digests", "externs")
+KINDS = ("tables", "actions", "action_profiles", "counters", "direct_counters",
+         "meters", "direct_meters", "controller_packet_metadata", "value_sets",
+         "registers", "digests", "externs")
 
 
 def load_p4info(path: str | Path) -> p4info_pb2.P4Info:
@@ -67,47 +67,6 @@ def load_p4info(path: str | Path) -> p4info_pb2.P4Info:
     return p4info
 
 
-def _value_to_int(value: Value, bitwidth: int | None = None) -> int:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, bytes | bytearray):
-        return int.from_bytes(value, "big")
-    if isinstance(value, str):
-        text = value.strip()
-        if text.count(":") == 5 and len(text) == 17 and "::" not in text:
-            return int(text.replace(":", ""), 16)
-        try:
-            return int(ipaddress.ip_address(text))
-        except ValueError:
-            pass
-        return int(text, 0)
-    raise TypeError(f"cannot encode {value!r} as a P4Runtime value")
-
-
-def encode_value(value: Value, bitwidth: int, canonical: bool = True) -> bytes:
-    """The P4Runtime byte string of ``value`` for a ``bitwidth``-bit field; ValueError
-    if it does not fit (negative ints are taken modulo 2**bitwidth)."""
-    number = _value_to_int(value, bitwidth)
-    if number < 0:
-        number &= (1 << bitwidth) - 1
-    if bitwidth and number >> bitwidth:
-        raise ValueError(f"value {value!r} does not fit in {bitwidth} bits")
-    width = max(1, (bitwidth + 7) // 8)
-    if canonical:
-        width = max(1, (number.bit_length() + 7) // 8)
-    return number.to_bytes(width, "big")
-
-
-def decode_value(data: bytes) -> int:
-    return int.from_bytes(data, "big")
-
-
-def _matches(full: str, alias: str, wanted: str) -> bool:
-    return wanted in (full, alias) or full.endswith("." + wanted)
-
-
 class P4InfoHelper:
     """Name lookups and entity builders over one P4Info."""
 
@@ -115,7 +74,7 @@ class P4InfoHelper:
         self.p4info = p4info
         self.canonical = canonical
         self._by_id: dict[int, Any] = {}
-        for kind in _KINDS:
+        for kind in KINDS:
             for obj in getattr(p4info, kind):
                 self._by_id[obj.preamble.id] = obj
 
@@ -125,21 +84,16 @@ class P4InfoHelper:
 
     # -- lookups ------------------------------------------------------------------------
     def get(self, kind: str, name: str) -> Any:
-        """The P4Info object of ``kind`` (e.g. "tables", "counters") named ``name``."""
-        if kind not in _KINDS:
+        """The P4Info object of ``kind`` (e.g. "tables", "counters") named ``name``
+        (full name, alias or unique suffix: see ``names``); UnknownNameError if none."""
+        if kind not in KINDS:
             raise ValueError(f"unknown P4Info kind {kind!r}")
-        found = [o for o in getattr(self.p4info, kind)
-                 if _matches(o.preamble.name, o.preamble.alias, name)]
-        exact = [o for o in found if name in (o.preamble.name, o.preamble.alias)]
-        if len(exact) == 1:
-            return exact[0]
-        if len(found) == 1:
-            return found[0]
-        if not found:
-            known = ", ".join(o.preamble.name for o in getattr(self.p4info, kind))
-            raise KeyError(f"no {kind[:-1]} named {name!r} in the P4Info (have: {known})")
-        raise KeyError(f"{kind[:-1]} name {name!r} is ambiguous: "
-                       + ", ".join(o.preamble.name for o in found))
+        objects = getattr(self.p4info, kind)
+        by_alias = [o for o in objects if o.preamble.alias == name]
+        if len(by_alias) == 1 and not any(o.preamble.name == name for o in objects):
+            return by_alias[0]
+        full = resolve_name(name, (o.preamble.name for o in objects), kind[:-1])
+        return next(o for o in objects if o.preamble.name == full)
 
     def get_id(self, kind: str, name: str) -> int:
         return int(self.get(kind, name).preamble.id)
@@ -153,24 +107,16 @@ class P4InfoHelper:
     def action(self, name: str) -> p4info_pb2.Action:
         return self.get("actions", name)
 
-    @staticmethod
-    def _member(items: Iterable[Any], name: str, what: str) -> Any:
-        items = list(items)
-        for item in items:
-            if item.name == name:
-                return item
-        found = [i for i in items if i.name.endswith("." + name)]
-        if len(found) == 1:
-            return found[0]
-        known = ", ".join(i.name for i in items)
-        raise KeyError(f"no {what} {name!r} (have: {known})" if not found
-                       else f"{what} {name!r} is ambiguous")
-
     def match_field(self, table: str, name: str) -> p4info_pb2.MatchField:
-        return self._member(self.table(table).match_fields, name, "match field")
+        info = self.table(table)
+        fields = info.match_fields
+        return fields[resolve_key_field(name, [f.name for f in fields], info.preamble.name)]
 
     def action_param(self, action: str, name: str) -> p4info_pb2.Action.Param:
-        return self._member(self.action(action).params, name, "action parameter")
+        info = self.action(action)
+        full = resolve_name(name, (p.name for p in info.params), "parameter",
+                            f" of action '{info.preamble.name}'")
+        return next(p for p in info.params if p.name == full)
 
     def encode(self, value: Value, bitwidth: int) -> bytes:
         return encode_value(value, bitwidth, self.canonical)
@@ -180,17 +126,13 @@ class P4InfoHelper:
                    ) -> p4runtime_pb2.Action:
         info = self.action(name)
         action = p4runtime_pb2.Action(action_id=info.preamble.id)
-        params = dict(params or {})
+        given = {self.action_param(name, key).name: value
+                 for key, value in (params or {}).items()}
         for p in info.params:
-            key = p.name if p.name in params else next(
-                (k for k in params if p.name.endswith("." + k)), None)
-            if key is None:
-                raise KeyError(f"action {info.preamble.name}: parameter {p.name!r} "
-                               "not given")
-            action.params.add(param_id=p.id, value=self.encode(params.pop(key), p.bitwidth))
-        if params:
-            raise KeyError(f"action {info.preamble.name} has no parameter(s) "
-                           + ", ".join(sorted(params)))
+            if p.name not in given:
+                raise UnknownNameError(f"action {info.preamble.name}: parameter "
+                                       f"{p.name!r} not given")
+            action.params.add(param_id=p.id, value=self.encode(given[p.name], p.bitwidth))
         return action
 
     def field_match(self, table: str, name: str, value: Any) -> p4runtime_pb2.FieldMatch:

@@ -59,24 +59,23 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # gRPC core logs an INFO line when a server it was connected to shuts down.
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
-sys.path.insert(0, str(ROOT / "ptf_tests" / "lib"))
 
 import grpc  # noqa: E402
 import pynng  # noqa: E402
 from p4.v1 import p4runtime_pb2  # noqa: E402
-from p4info_helper import P4InfoHelper  # noqa: E402
-from p4rt_session import (  # noqa: E402
-    P4RuntimeSession,
-    P4RuntimeSessionError,
-    P4RuntimeWriteError,
-    update,
-)
 
 from behavioral_model.frontend.p4info import generate_p4info  # noqa: E402
 from behavioral_model.p4runtime.device_config import make_bundle  # noqa: E402
 from behavioral_model.ports.sp_dialer import SPPairDialer  # noqa: E402
 from behavioral_model.ports.sp_frames import frame_messages  # noqa: E402
 from behavioral_model.program import load_program  # noqa: E402
+from p4rt_client import (  # noqa: E402
+    P4InfoHelper,
+    P4RuntimeSession,
+    P4RuntimeSessionError,
+    P4RuntimeWriteError,
+    update,
+)
 
 ROUTER_P4 = ROOT / "examples" / "ipv6_router.p4"
 GOAL_WRITES = 10_000

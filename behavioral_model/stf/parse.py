@@ -31,6 +31,7 @@ from behavioral_model.stf.key_values import (
     PrefixValue,
     RangeValue,
 )
+from p4rt_client.values import parse_int
 
 __all__ = ["parse_stf", "parse_stf_file"]
 
@@ -71,7 +72,7 @@ def _integer(token: Token) -> int:
         raise _BadValue(f"'{text}': don't-care digits are only allowed in key values", token)
     if "." in text:
         raise _BadValue(f"'{text}': expected an integer", token)
-    return int(text, 0) if text[:2].lower() in ("0x", "0b") else int(text, 10)
+    return parse_int(text)
 
 
 def _key_number(token: Token) -> NumberValue:

@@ -62,10 +62,10 @@ from behavioral_model.stf import commands as cmd
 from behavioral_model.stf.cli_commands import CliCommands
 from behavioral_model.stf.expectations import PacketExpectations
 from behavioral_model.stf.parse import parse_stf_file
-from behavioral_model.stf.resolve import ResolveError
 from behavioral_model.stf.result import StfCounts, StfResult
 from behavioral_model.stf.run_context import CommandFailed, Log, RunContext
 from behavioral_model.stf.table_commands import EXPLICIT_PRIORITY_BASE, TableCommands
+from p4rt_client.names import UnknownNameError
 
 if TYPE_CHECKING:
     from behavioral_model.program import P4Program
@@ -131,7 +131,7 @@ class _Runner:
                 continue
             try:
                 handler(command)
-            except (CommandFailed, ResolveError, RuntimeStateError) as error:
+            except (CommandFailed, UnknownNameError, RuntimeStateError) as error:
                 ctx.fail(str(error))
             except P4Error as error:  # STFValueError from key conversion
                 ctx.fail(error.message)

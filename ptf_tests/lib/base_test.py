@@ -38,16 +38,19 @@ import ptf
 import ptf.testutils as testutils
 from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2
-from p4info_helper import P4InfoHelper, Value, load_p4info
-from p4rt_session import (
+from ptf.base_tests import BaseTest
+
+from p4rt_client import (
+    P4InfoHelper,
     P4RuntimeSession,
     P4RuntimeWriteError,
+    Value,
     code_name,
     grpc_code,
+    load_p4info,
     pipeline_cookie,
     update,
 )
-from ptf.base_tests import BaseTest
 
 __all__ = ["P4RuntimeTest", "model_only", "P4RuntimeWriteError"]
 
