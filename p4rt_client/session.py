@@ -95,7 +95,8 @@ class P4RuntimeSession:
         try:
             grpc.channel_ready_future(self.channel).result(timeout=timeout)
         except grpc.FutureTimeoutError:
-            how = " over TLS" if self.tls is not None else ""
+            how = (" over TLS (or it refused the TLS handshake: check the certificates)"
+                   if self.tls is not None else "")
             raise P4RuntimeSessionError(
                 f"no P4Runtime server answers at {self.address}{how}") from None
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)

@@ -5,8 +5,13 @@ target options is accepted too)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from behavioral_model.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Subcommand
+
+if TYPE_CHECKING:
+    from behavioral_model.p4runtime.tls import ServerTls
 
 __all__ = ["SUBCOMMAND", "options_from_args"]
 
@@ -102,6 +107,19 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     ctl = parser.add_argument_group("control")
     ctl.add_argument("--grpc-server-addr", default="0.0.0.0:9559", metavar="HOST:PORT",
                      help="P4Runtime server address (default 0.0.0.0:9559)")
+    ctl.add_argument("--grpc-server-ssl", action="store_true",
+                     help="serve P4Runtime over TLS (needs --grpc-server-cert and "
+                     "--grpc-server-key)")
+    ctl.add_argument("--grpc-server-cacert", metavar="FILE",
+                     help="PEM file of the CA that client certificates are verified "
+                     "against (with --grpc-server-with-client-auth)")
+    ctl.add_argument("--grpc-server-cert", metavar="FILE",
+                     help="PEM file of the server's certificate")
+    ctl.add_argument("--grpc-server-key", metavar="FILE",
+                     help="PEM file of the server's private key")
+    ctl.add_argument("--grpc-server-with-client-auth", action="store_true",
+                     help="mutual TLS: require a client certificate signed by "
+                     "--grpc-server-cacert and refuse clients without one")
     ctl.add_argument("--no-grpc", action="store_true",
                      help="do not start the P4Runtime server (bm extension)")
     ctl.add_argument("--thrift-port", type=_nonneg, metavar="N",
@@ -158,6 +176,33 @@ def _merge_target_options(parser: argparse.ArgumentParser,
     args.target_options = []
 
 
+def _tls_from_args(args: argparse.Namespace) -> ServerTls | None:
+    """The server's TLS settings (None: plain text); the files are read once here so
+    that a missing or unreadable one is a one-line usage error."""
+    from behavioral_model.p4runtime.tls import ServerTls, TlsConfigError
+
+    given = [flag for flag, value in (
+        ("--grpc-server-cacert", args.grpc_server_cacert),
+        ("--grpc-server-cert", args.grpc_server_cert),
+        ("--grpc-server-key", args.grpc_server_key),
+        ("--grpc-server-with-client-auth", args.grpc_server_with_client_auth)) if value]
+    if not args.grpc_server_ssl:
+        if given:  # simple_switch_grpc ignores them too; say so
+            print(f"warning: {', '.join(given)} ignored without --grpc-server-ssl")
+        return None
+    if not args.grpc_server_cert or not args.grpc_server_key:
+        raise CliError("--grpc-server-ssl needs --grpc-server-cert and --grpc-server-key",
+                       EXIT_USAGE)
+    tls = ServerTls(cert=Path(args.grpc_server_cert), key=Path(args.grpc_server_key),
+                    cacert=Path(args.grpc_server_cacert) if args.grpc_server_cacert else None,
+                    client_auth=args.grpc_server_with_client_auth)
+    try:
+        tls.credentials()
+    except TlsConfigError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
+    return tls
+
+
 def options_from_args(args: argparse.Namespace) -> object:
     from behavioral_model.switch.process import SwitchOptions
 
@@ -190,7 +235,7 @@ def options_from_args(args: argparse.Namespace) -> object:
         queue_rate_pps=args.queue_rate, dump_packet_data=args.dump_packet_data,
         port_queue_depths=dict(args.port_queue_depth),
         port_queue_rates=dict(args.port_queue_rate),
-        enforce_ports=args.enforce_ports,
+        enforce_ports=args.enforce_ports, grpc_tls=_tls_from_args(args),
     )
 
 

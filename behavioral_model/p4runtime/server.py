@@ -1,6 +1,6 @@
 """The P4Runtime v1 gRPC service over a :class:`~.target.P4RuntimeTarget`.
 
-    server = P4RuntimeServer(target, "0.0.0.0:9559")
+    server = P4RuntimeServer(target, "0.0.0.0:9559")   # tls=ServerTls(...) for TLS
     server.start()
     ...
     server.stop()
@@ -60,6 +60,7 @@ from .idle_timeout import IdleTimeoutSweeper
 from .p4info_index import P4InfoIndex, P4InfoMismatch
 from .stream import StreamHandler, StreamSession, encode_packet_in
 from .target import P4RuntimeTarget
+from .tls import ServerTls
 from .wire import FastWrite, decode_write_request
 from .wire_encode import read_responses
 
@@ -83,7 +84,7 @@ _MAX_MESSAGE = 256 * 1024 * 1024
 
 class P4RuntimeServer:
     def __init__(self, target: P4RuntimeTarget, address: str = "0.0.0.0:9559",
-                 max_workers: int = 64) -> None:
+                 max_workers: int = 64, tls: ServerTls | None = None) -> None:
         self.target = target
         self.address = address
         self.arbiter = Arbiter(target.device_id)
@@ -109,7 +110,11 @@ class P4RuntimeServer:
         # response bytes (see ``wire_encode``); then the service.
         self._server.add_generic_rpc_handlers((_RawHandler(servicer),))
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(servicer, self._server)
-        self.port = self._server.add_insecure_port(address)
+        if tls is None:
+            self.port = self._server.add_insecure_port(address)
+        else:
+            self.port = self._server.add_secure_port(address, tls.credentials())
+        self.tls = tls
         if not self.port:
             raise OSError(f"P4Runtime server: cannot listen on {address}")
 
@@ -117,8 +122,10 @@ class P4RuntimeServer:
     def start(self) -> None:
         self._server.start()
         self.idle_timeouts.start()
-        log.info("P4Runtime server listening on %s (port %d), device id %d",
-                 self.address, self.port, self.target.device_id)
+        security = ("plain text" if self.tls is None else
+                    "TLS, client certificates required" if self.tls.client_auth else "TLS")
+        log.info("P4Runtime server listening on %s (port %d, %s), device id %d",
+                 self.address, self.port, security, self.target.device_id)
 
     def stop(self, grace: float | None = None) -> None:
         self.idle_timeouts.stop()  # first: no notification for streams being closed

@@ -17,11 +17,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..ports.pcap import PcapRecorder
 from ..tm import DEFAULT_QUEUE_DEPTH, TrafficManager
 from .core import SwitchCore
+
+if TYPE_CHECKING:
+    from ..p4runtime.tls import ServerTls
 
 __all__ = [
     "DEFAULT_GRPC_ADDR",
@@ -67,6 +70,7 @@ class SwitchOptions:
     port_queue_rates: dict[int, int] = field(default_factory=dict)
     dump_packet_data: int = 0
     enforce_ports: bool = False
+    grpc_tls: ServerTls | None = None  # None: plain text
 
 
 def configure_logging(console: bool, file: str | None, level: str | None,
@@ -211,7 +215,7 @@ class SwitchProcess:
                             "--grpc-server-addr ignored")
             else:
                 try:
-                    server = server_class(core, opts.grpc_addr)
+                    server = server_class(core, opts.grpc_addr, tls=opts.grpc_tls)
                     server.start()
                 except Exception as error:
                     raise SwitchStartError(
@@ -237,7 +241,9 @@ class SwitchProcess:
         parts = [f"device {opts.device_id}",
                  f"program {opts.program}" if opts.program else "no program (--no-p4)"]
         if self.server is not None:
-            parts.append(f"P4Runtime on {opts.grpc_addr}")
+            tls = "" if opts.grpc_tls is None else (
+                " (mutual TLS)" if opts.grpc_tls.client_auth else " (TLS)")
+            parts.append(f"P4Runtime on {opts.grpc_addr}{tls}")
         if opts.packet_in:
             parts.append(f"packet-in {opts.packet_in}")
         elif opts.interfaces:
