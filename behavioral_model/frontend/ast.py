@@ -604,8 +604,11 @@ class TableProperty(Annotated):
 
 @dataclass(eq=False, kw_only=True)
 class TableDecl(Declaration):
+    """`has_actions` tells an empty `actions = {}` (legal) from no property at all."""
+
     keys: list[KeyElement] = field(default_factory=list)
     actions: list[ActionRef] = field(default_factory=list)
+    has_actions: bool = False
     default_action: ActionRef | None = None
     default_action_const: bool = False
     entries: list[EntryDecl] = field(default_factory=list)

@@ -329,7 +329,9 @@ class Checker:
 
     # -- tables ---------------------------------------------------------------------
     def _table(self, decl: ast.TableDecl, scope: Scope) -> None:
-        if not decl.actions:
+        if not decl.has_actions:
+            # Spec 14.2.1.2: the property is mandatory, its list may be empty (the table
+            # then only runs its default action, NoAction unless given).
             raise P4TypeError(f"table {decl.name} does not have an 'actions' property",
                               decl.loc)
         kinds = set(self.result.match_kinds)
@@ -503,6 +505,8 @@ class Checker:
                                           label.loc)
                     table: ast.TableDecl = t.decl
                     names = [a.name for a in table.actions]
+                    if table.default_action is None:
+                        names.append("NoAction")  # p4c adds it as the default (see p4info_model)
                     if label.name not in names:
                         raise P4TypeError(f"'{label.name}' is not an action of table "
                                           f"{table.name}", label.loc)

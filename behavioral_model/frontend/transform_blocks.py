@@ -115,6 +115,7 @@ class BlockRules(Transformer):
                 table.keys.extend(prop[1])
             elif kind == "actions":
                 table.actions.extend(prop[1])
+                table.has_actions = True
             elif kind == "entries":
                 table.entries.extend(prop[2])
                 table.entries_const = prop[1]
