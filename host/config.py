@@ -1,0 +1,62 @@
+"""Transport settings of an endpoint: segmentation, window and timers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.constants import NIC_RX_WINDOW
+
+__all__ = ["TransportConfig"]
+
+
+@dataclass(frozen=True)
+class TransportConfig:
+    """Per-endpoint settings (every QP of the endpoint uses them).
+
+    - ``mtu``: payload bytes per packet.
+    - ``window``: PSNs in flight past the peer's cumulative PSN; at most NIC_RX_WINDOW,
+      the receiving NIC's bitmap (docs/mrc-nic.md 7), so the peer never answers
+      PSN_OUT_OF_WINDOW in normal operation.
+    - ``rto``: retransmission timeout in seconds; the first ``fixed_retries`` timeouts
+      in a row use it unchanged, later ones double it (up to ``max_rto``): "a few fixed
+      retries, then exponential backoff" (docs/mrc-protocol.md 4).
+    - ``max_retries``: timeouts in a row without progress after which the QP's writes
+      fail.
+    - ``gap_threshold``: a PSN still unacknowledged when this many PSNs sent after it
+      have been SACKed is taken as lost (docs/mrc-nic.md 7: "a gap that later SACKs do
+      not fill").
+    - ``rx_track``: how far past the next expected PSN the receiver keeps track of
+      arrivals; packets further ahead are dropped and counted.
+    """
+
+    mtu: int = 1024
+    window: int = NIC_RX_WINDOW
+    rto: float = 0.05
+    fixed_retries: int = 3
+    max_retries: int = 8
+    max_rto: float = 1.0
+    gap_threshold: int = 3
+    rx_track: int = 1 << 16
+
+    def __post_init__(self) -> None:
+        if self.mtu < 1:
+            raise ValueError(f"mtu {self.mtu}: must be at least 1 byte")
+        if not 1 <= self.window <= NIC_RX_WINDOW:
+            raise ValueError(f"window {self.window}: must be 1..{NIC_RX_WINDOW} "
+                             "(the receiving NIC's bitmap)")
+        if self.rto <= 0 or self.max_rto < self.rto:
+            raise ValueError(f"rto {self.rto} / max_rto {self.max_rto}: need "
+                             "0 < rto <= max_rto")
+        if self.fixed_retries < 0 or self.max_retries < 0:
+            raise ValueError("fixed_retries and max_retries must be >= 0")
+        if self.gap_threshold < 1:
+            raise ValueError(f"gap_threshold {self.gap_threshold}: must be >= 1")
+        if self.rx_track < NIC_RX_WINDOW:
+            raise ValueError(f"rx_track {self.rx_track}: must be >= {NIC_RX_WINDOW}")
+
+    def rto_after(self, timeouts: int) -> float:
+        """The timeout to wait after ``timeouts`` timeouts in a row."""
+        if timeouts < self.fixed_retries:
+            return self.rto
+        doublings = min(timeouts - self.fixed_retries + 1, 64)  # 2**64 * rto caps anyway
+        return min(self.max_rto, self.rto * 2.0 ** doublings)

@@ -1,0 +1,358 @@
+"""The sending half of one QP: segmentation, the retransmit buffer, SACK/NACK handling,
+the retransmission timer and loss reports (docs/mrc-nic.md 3 and 7).
+
+PSNs are kept unbounded here (see ``psn.py``); the NIC numbers new packets 0, 1, 2, ...
+per QP in posting order, so counting what this QP posted gives every packet's PSN.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import replace
+
+from protocol.constants import (
+    NACK_HOST_LOSS_REPORT,
+    NACK_PSN_OUT_OF_WINDOW,
+    NACK_TRIMMED,
+    NACK_TRIMMED_LASTHOP,
+    OPCODE_WRITE_FIRST,
+    OPCODE_WRITE_LAST,
+    OPCODE_WRITE_LAST_IMM,
+    OPCODE_WRITE_MIDDLE,
+    OPCODE_WRITE_ONLY,
+    OPCODE_WRITE_ONLY_IMM,
+)
+
+from .clock import Clock
+from .codec import NackPacket, Route, SackPacket, encode_nack, encode_probe, encode_write
+from .codec import with_retransmit as retransmit_copy
+from .completions import WriteError, WriteHandle
+from .config import TransportConfig
+from .psn import unwrap_psn, wire_psn
+from .stats import QpStats
+
+__all__ = ["QpSender"]
+
+_CONN_ID_MASK = 0xFFFF  # connection ids are the low 16 bits of the QPNs (mrc-nic.md 4.3)
+_MSG_SEQ_MASK = 0xFFFF
+_TRIM_REASONS = (NACK_TRIMMED, NACK_TRIMMED_LASTHOP)
+
+
+class _Message:
+    """A write being segmented and acknowledged."""
+
+    __slots__ = ("handle", "data", "remote_addr", "rkey", "imm", "offset", "unacked")
+
+    def __init__(self, handle: WriteHandle, data: memoryview, remote_addr: int, rkey: int,
+                 imm: int | None, packets: int) -> None:
+        self.handle = handle
+        self.data = data
+        self.remote_addr = remote_addr
+        self.rkey = rkey
+        self.imm = imm
+        self.offset = 0  # first byte not posted yet
+        self.unacked = packets  # packets not SACKed yet, posted or not
+
+
+class _InFlight:
+    """A posted PSN that no SACK has covered yet: its frame stays for retransmission."""
+
+    __slots__ = ("psn", "message", "frame", "sent_at", "tx_seq", "first_tx_seq",
+                 "later_sacked", "deferred")
+
+    def __init__(self, psn: int, message: _Message, frame: bytes, sent_at: float,
+                 tx_seq: int) -> None:
+        self.psn = psn
+        self.message = message
+        self.frame = frame
+        self.sent_at = sent_at
+        self.tx_seq = tx_seq  # order of the last transmission, across the QP
+        self.first_tx_seq = tx_seq
+        self.later_sacked = 0  # PSNs sent after this one's last transmission and SACKed
+        self.deferred = False  # the receiver had no room (NACK): resend, but not "lost"
+
+
+class QpSender:
+    """Writes of one QP. ``post(frame)`` hands a frame to the NIC's host port."""
+
+    def __init__(self, qpn: int, remote_qpn: int, route: Route, config: TransportConfig,
+                 clock: Clock, post: Callable[[bytes], None], stats: QpStats) -> None:
+        self.qpn = qpn
+        self.remote_qpn = remote_qpn
+        self.route = route
+        self.config = config
+        self.clock = clock
+        self.stats = stats
+        self.error: WriteError | None = None  # set once the QP gave up
+        self._post = post
+        self._queue: deque[_Message] = deque()  # messages not fully posted
+        self._in_flight: OrderedDict[int, _InFlight] = OrderedDict()  # by last transmission
+        self._deferred: set[int] = set()
+        self._next_psn = 0
+        self._cum = -1  # the peer's cumulative PSN: every PSN <= it was received
+        self._next_msg_seq = 0
+        self._tx_seq = 0
+        self._timeouts = 0  # timeouts in a row without progress (backoff state)
+        self._next_probe_id = 0
+
+    # -- application side ------------------------------------------------------------
+    @property
+    def next_psn(self) -> int:
+        """The PSN the NIC will give the next new packet of this QP."""
+        return self._next_psn
+
+    @property
+    def cumulative_psn(self) -> int:
+        """The highest PSN below which the peer has everything (-1 before PSN 0)."""
+        return self._cum
+
+    @property
+    def in_flight(self) -> int:
+        """PSNs posted and not yet SACKed."""
+        return len(self._in_flight)
+
+    @property
+    def idle(self) -> bool:
+        return not self._queue and not self._in_flight
+
+    def write(self, data: memoryview, remote_addr: int, rkey: int,
+              imm: int | None) -> WriteHandle:
+        handle = WriteHandle(self.qpn, self._next_msg_seq, len(data), remote_addr)
+        self._next_msg_seq = (self._next_msg_seq + 1) & _MSG_SEQ_MASK
+        self.stats.writes_posted += 1
+        if self.error is not None:
+            self.stats.writes_failed += 1
+            handle._finish(self.error)
+            return handle
+        packets = max(1, -(-len(data) // self.config.mtu))  # a 0-byte write is 1 packet
+        self._queue.append(_Message(handle, data, remote_addr, rkey, imm, packets))
+        self._pump()
+        return handle
+
+    def probe(self, ev: int) -> int:
+        """Post a probe on EV ``ev`` (docs/mrc-nic.md 3: EV[31:16] in the UDP source
+        port, EV[15:0] in the flow label); returns its probe id."""
+        probe_id = self._next_probe_id
+        self._next_probe_id = (probe_id + 1) & 0xFFFF
+        route = replace(self.route, sport=ev >> 16 & 0xFFFF, flow_label=ev & 0xFFFF)
+        # No PSN is assigned to probes; the BTH carries the next PSN for the reader's sake.
+        self._post(encode_probe(route, dest_qp=self.qpn, psn=wire_psn(self._next_psn),
+                                probe_id=probe_id, src_conn_id=self.qpn & _CONN_ID_MASK,
+                                dst_conn_id=self.remote_qpn & _CONN_ID_MASK))
+        self.stats.probes_sent += 1
+        return probe_id
+
+    # -- posting ---------------------------------------------------------------------
+    def _pump(self) -> None:
+        """Post new packets while the window allows: never past cumulative + window."""
+        mtu = self.config.mtu
+        limit = self._cum + self.config.window
+        while self._queue and self._next_psn <= limit:
+            message = self._queue[0]
+            offset = message.offset
+            size = min(mtu, len(message.data) - offset)
+            first = offset == 0
+            last = offset + size >= len(message.data)
+            psn = self._next_psn
+            self._next_psn = psn + 1
+            frame = encode_write(
+                self.route, opcode=_write_opcode(first, last, message.imm is not None),
+                dest_qp=self.qpn, psn=wire_psn(psn), msg_seq=message.handle.msg_seq,
+                virtual_addr=message.remote_addr + offset, rkey=message.rkey,
+                payload=bytes(message.data[offset:offset + size]),
+                imm=message.imm if last else None,
+                ack_req=last)  # the last packet asks for a SACK at once (mrc-nic.md 4.1)
+            message.offset = offset + size
+            if first:
+                message.handle.first_psn = psn
+            if last:
+                message.handle.last_psn = psn
+                message.data = memoryview(b"")  # every byte is in a frame now
+                self._queue.popleft()
+            self._in_flight[psn] = _InFlight(psn, message, frame, self.clock.now(),
+                                             self._next_tx_seq())
+            self._post(frame)
+            self.stats.packets_sent += 1
+            self.stats.bytes_sent += size
+
+    def _next_tx_seq(self) -> int:
+        self._tx_seq += 1
+        return self._tx_seq
+
+    def _retransmit(self, sent: _InFlight) -> None:
+        """Post ``sent`` again with BTH Retransmit set: the NIC keeps its PSN
+        (mrc-nic.md 3, step 1) and sends it as DSCP 8."""
+        if sent.tx_seq == sent.first_tx_seq:  # first retransmission: flag the frame
+            sent.frame = retransmit_copy(sent.frame)
+        sent.sent_at = self.clock.now()
+        sent.tx_seq = self._next_tx_seq()
+        sent.later_sacked = 0
+        sent.deferred = False
+        self._deferred.discard(sent.psn)
+        self._in_flight.move_to_end(sent.psn)
+        self._post(sent.frame)
+        self.stats.retransmits += 1
+
+    def _report_loss(self, sent: _InFlight) -> None:
+        """Tell the NIC the PSN was lost so it retires the EV that carried it
+        (mrc-nic.md 3, loss report). Posted before the retransmission: the NIC finds
+        the EV through the PSN (``psn_ev``), which the retransmission overwrites."""
+        psn = wire_psn(sent.psn)
+        self._post(encode_nack(self.route, dest_qp=self.qpn, psn=psn,
+                               reason=NACK_HOST_LOSS_REPORT, nack_psn=psn,
+                               src_conn_id=self.qpn & _CONN_ID_MASK,
+                               dst_conn_id=self.remote_qpn & _CONN_ID_MASK))
+        self.stats.loss_reports += 1
+
+    # -- acknowledgements --------------------------------------------------------------
+    def on_sack(self, sack: SackPacket) -> None:
+        """Apply a SACK (probe answers too: they carry the cumulative PSN and bitmap)."""
+        self.stats.sacks += 1
+        cum = unwrap_psn(sack.cumulative_psn, self._cum)
+        if cum >= self._next_psn:  # acknowledges PSNs never posted: not about us
+            self.stats.sacks_ignored += 1
+            return
+        done: list[WriteHandle] = []
+        acked_tx: list[int] = []
+        in_flight = self._in_flight
+        window_moved = cum > self._cum
+        if window_moved:
+            for psn in range(self._cum + 1, cum + 1):
+                sent = in_flight.pop(psn, None)
+                if sent is not None:
+                    self._acked(sent, acked_tx, done)
+            self._cum = cum
+        # General SACK rule: bitmap bit i is PSN cumulative_psn + sack_offset + i.
+        base = cum + sack.sack_offset
+        bitmap = sack.sack_bitmap
+        while bitmap:
+            low = bitmap & -bitmap
+            bitmap ^= low
+            sent = in_flight.pop(base + low.bit_length() - 1, None)
+            if sent is not None:
+                self._acked(sent, acked_tx, done)
+        if acked_tx:
+            self._timeouts = 0  # progress ends the backoff
+            self._detect_gaps(acked_tx)
+        if window_moved and self._deferred:
+            self._resend_deferred()
+        self._pump()
+        for handle in done:  # last: a callback may write again
+            handle._finish(None)
+
+    def _acked(self, sent: _InFlight, acked_tx: list[int], done: list[WriteHandle]) -> None:
+        acked_tx.append(sent.tx_seq)
+        self._deferred.discard(sent.psn)
+        message = sent.message
+        message.unacked -= 1
+        if message.unacked == 0:
+            self.stats.writes_completed += 1
+            done.append(message.handle)
+
+    def _detect_gaps(self, acked_tx: list[int]) -> None:
+        """A PSN still unacknowledged while ``gap_threshold`` PSNs transmitted after it
+        were acknowledged is lost (mrc-nic.md 7): report it and retransmit it."""
+        newest = max(acked_tx)
+        threshold = self.config.gap_threshold
+        lost = []
+        for sent in self._in_flight.values():  # oldest transmission first
+            if sent.tx_seq >= newest:
+                break
+            sent.later_sacked += sum(1 for tx in acked_tx if tx > sent.tx_seq)
+            if sent.later_sacked >= threshold and not sent.deferred:
+                lost.append(sent)
+        for sent in lost:
+            self._report_loss(sent)
+            self._retransmit(sent)
+            self.stats.retransmits_gap += 1
+
+    def _resend_deferred(self) -> None:
+        limit = self._cum + self.config.window
+        for psn in sorted(self._deferred):
+            sent = self._in_flight.get(psn)
+            if sent is None:
+                self._deferred.discard(psn)
+            elif psn <= limit:
+                self._retransmit(sent)
+                self.stats.retransmits_deferred += 1
+
+    def on_nack(self, nack: NackPacket) -> None:
+        """TRIMMED / TRIMMED_LASTHOP: retransmit at once (mrc-nic.md 4.4). The receiver
+        lacking room (PSN_OUT_OF_WINDOW, resource NACKs): retransmit once the window
+        moves, or at the timeout, without a loss report (the path did not lose it)."""
+        self.stats.nacks += 1
+        sent = self._in_flight.get(unwrap_psn(nack.nack_psn, self._cum + 1))
+        if nack.reason in _TRIM_REASONS:
+            self.stats.nacks_trimmed += 1
+            if sent is not None:
+                self._retransmit(sent)
+                self.stats.retransmits_trimmed += 1
+            return
+        if nack.reason == NACK_PSN_OUT_OF_WINDOW:
+            self.stats.nacks_out_of_window += 1
+        else:
+            self.stats.nacks_other += 1
+        if sent is not None:
+            sent.deferred = True
+            self._deferred.add(sent.psn)
+
+    # -- timer -----------------------------------------------------------------------
+    def deadline(self) -> float | None:
+        """When the oldest unacknowledged transmission times out; None when idle."""
+        if not self._in_flight:
+            return None
+        oldest = next(iter(self._in_flight.values()))
+        return oldest.sent_at + self.config.rto_after(self._timeouts)
+
+    def on_timer(self) -> None:
+        """Retransmit (and report as lost) every transmission older than the timeout;
+        after ``max_retries`` timeouts in a row without progress, fail the QP."""
+        deadline = self.deadline()
+        now = self.clock.now()
+        if deadline is None or now < deadline:
+            return
+        oldest = next(iter(self._in_flight.values()))
+        if self._timeouts >= self.config.max_retries:
+            self._fail(WriteError(
+                f"QP {self.qpn}: PSN {oldest.psn} not acknowledged after "
+                f"{self._timeouts} retransmissions on timeout"))
+            return
+        rto = self.config.rto_after(self._timeouts)
+        self._timeouts += 1
+        self.stats.timeouts += 1
+        expired = []
+        for sent in self._in_flight.values():
+            if sent.sent_at + rto > now:
+                break
+            expired.append(sent)
+        for sent in expired:
+            if sent.deferred:
+                self.stats.retransmits_deferred += 1
+            else:
+                self._report_loss(sent)
+                self.stats.retransmits_timeout += 1
+            self._retransmit(sent)
+
+    def _fail(self, error: WriteError) -> None:
+        """Give up on the QP (like an RDMA QP in the error state): every write in
+        progress fails, later writes fail at once."""
+        self.error = error
+        handles = {id(s.message.handle): s.message.handle for s in self._in_flight.values()}
+        handles.update((id(m.handle), m.handle) for m in self._queue)
+        self._in_flight.clear()
+        self._queue.clear()
+        self._deferred.clear()
+        self.stats.writes_failed += len(handles)
+        for handle in handles.values():
+            handle._finish(error)
+
+
+def _write_opcode(first: bool, last: bool, imm: bool) -> int:
+    if first and last:
+        return OPCODE_WRITE_ONLY_IMM if imm else OPCODE_WRITE_ONLY
+    if first:
+        return OPCODE_WRITE_FIRST
+    if last:
+        return OPCODE_WRITE_LAST_IMM if imm else OPCODE_WRITE_LAST
+    return OPCODE_WRITE_MIDDLE

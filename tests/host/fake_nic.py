@@ -1,0 +1,161 @@
+"""Two NICs back to back, as the hosts see them (docs/mrc-nic.md 3 and 4), for the host
+tests: what one host posts reaches the other decapsulated, and the receiving NIC answers
+with SACKs and NACKs by the NIC's rules (window of NIC_RX_WINDOW, duplicates
+acknowledged and not delivered). ``fate`` decides what the "fabric" does with each data
+packet: deliver it, drop it or trim it. The fake checks that hosts mirror the NIC's
+PSNs: a new packet must carry the PSN the NIC would assign."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from host.clock import ManualClock
+from host.codec import (
+    NackPacket,
+    ProbePacket,
+    Route,
+    WritePacket,
+    decode_frame,
+    encode_nack,
+    encode_sack,
+)
+from host.endpoint import Endpoint
+from host.ports.inprocess import InProcessPort
+from protocol.constants import (
+    NACK_HOST_LOSS_REPORT,
+    NACK_PSN_OUT_OF_WINDOW,
+    NACK_TRIMMED,
+    NIC_RX_WINDOW,
+    SACK_PR_PROBE,
+)
+
+DELIVER, DROP, TRIM = "deliver", "drop", "trim"
+MAC = bytes(6)
+PSN_MASK = 0xFFFFFF
+
+
+@dataclass
+class RxWindow:
+    """One QP's receive state in the NIC: rx_expected and rx_bitmap."""
+
+    expected: int = 0
+    bitmap: int = 0
+
+
+@dataclass
+class NicSide:
+    """The NIC of one host: its port, PSN counters and receive windows per QP."""
+
+    port: InProcessPort
+    address: bytes
+    next_psn: dict[int, int] = field(default_factory=dict)
+    rx: dict[int, RxWindow] = field(default_factory=dict)
+    posted: list[WritePacket] = field(default_factory=list)
+    loss_reports: list[tuple[int, int]] = field(default_factory=list)
+    probes: list[ProbePacket] = field(default_factory=list)
+
+
+Fate = Callable[[WritePacket], str]
+
+
+class BackToBack:
+    """Endpoints ``a`` and ``b`` joined through two fake NICs; QPN n on one side is
+    QPN n on the other."""
+
+    def __init__(self, a: Endpoint, b: Endpoint, clock: ManualClock,
+                 fate: Fate | None = None) -> None:
+        self.endpoints = (a, b)
+        self.clock = clock
+        self.fate: Fate = fate or (lambda _packet: DELIVER)
+        self.sides = (NicSide(a.port, a.local), NicSide(b.port, b.local))
+        for endpoint in self.endpoints:
+            endpoint.port.set_receiver(endpoint.handle_frame)
+
+    def step(self) -> bool:
+        """Move every frame the hosts posted, then let the hosts read their replies;
+        False when nothing moved."""
+        moved = False
+        for index, side in enumerate(self.sides):
+            for frame in side.port.take_sent():
+                moved = True
+                self._transmit(side, self.sides[1 - index], frame)
+        for side in self.sides:
+            if side.port.poll():
+                moved = True
+        return moved
+
+    def run(self, max_steps: int = 100_000) -> None:
+        """Until both hosts are idle: move frames, and when none move, jump the clock
+        to the next host timer."""
+        for _ in range(max_steps):
+            if self.step():
+                continue
+            if all(endpoint.idle for endpoint in self.endpoints):
+                return
+            deadlines = [d for e in self.endpoints if (d := e.next_deadline()) is not None]
+            if not deadlines:
+                return
+            self.clock.set(max(self.clock.now(), min(deadlines)))
+            for endpoint in self.endpoints:
+                endpoint.on_timer()
+        raise AssertionError("the hosts never went idle")
+
+    # -- the NIC's transmit path (mrc-nic.md 3) -----------------------------------------
+    def _transmit(self, side: NicSide, peer: NicSide, frame: bytes) -> None:
+        packet = decode_frame(frame)
+        qp = packet.dest_qp
+        if isinstance(packet, NackPacket):
+            assert packet.reason == NACK_HOST_LOSS_REPORT
+            side.loss_reports.append((qp, packet.nack_psn))
+            return
+        if isinstance(packet, ProbePacket):
+            side.probes.append(packet)
+            ev = packet.sport << 16 | packet.flow_label & 0xFFFF
+            window = peer.rx.setdefault(qp, RxWindow())
+            self._reply(side, peer, qp, packet.psn, window, pr=SACK_PR_PROBE, ev=ev)
+            return
+        assert isinstance(packet, WritePacket), packet
+        if not packet.retransmit:
+            expected = side.next_psn.get(qp, 0)
+            assert packet.psn == expected, f"host PSN {packet.psn}, NIC PSN {expected}"
+            side.next_psn[qp] = (expected + 1) & PSN_MASK
+        side.posted.append(packet)
+        fate = self.fate(packet)
+        if fate == DROP:
+            return
+        if fate == TRIM:
+            side.port.deliver(self._nack(peer, side, qp, packet.psn, NACK_TRIMMED))
+            return
+        self._receive(side, peer, frame, packet)
+
+    # -- the peer NIC's receive path (mrc-nic.md 4.1) -----------------------------------
+    def _receive(self, side: NicSide, peer: NicSide, frame: bytes,
+                 packet: WritePacket) -> None:
+        window = peer.rx.setdefault(packet.dest_qp, RxWindow())
+        distance = (packet.psn - window.expected) & PSN_MASK
+        if distance >= 1 << 23 or (distance < NIC_RX_WINDOW and window.bitmap >> distance & 1):
+            self._reply(side, peer, packet.dest_qp, packet.psn, window)  # duplicate
+            return
+        if distance >= NIC_RX_WINDOW:
+            side.port.deliver(self._nack(peer, side, packet.dest_qp, packet.psn,
+                                         NACK_PSN_OUT_OF_WINDOW))
+            return
+        window.bitmap |= 1 << distance
+        while window.bitmap & 1:
+            window.bitmap >>= 1
+            window.expected = (window.expected + 1) & PSN_MASK
+        peer.port.deliver(frame)
+        self._reply(side, peer, packet.dest_qp, packet.psn, window)
+
+    def _reply(self, side: NicSide, peer: NicSide, qp: int, psn: int, window: RxWindow,
+               pr: int = 0, ev: int = 0) -> None:
+        route = Route(MAC, MAC, peer.address, side.address)
+        side.port.deliver(encode_sack(
+            route, dest_qp=qp, psn=psn, cumulative_psn=(window.expected - 1) & PSN_MASK,
+            sack_bitmap=window.bitmap, sack_offset=1, pr=pr, echoed_ev=ev,
+            src_conn_id=qp, dst_conn_id=qp))
+
+    def _nack(self, peer: NicSide, side: NicSide, qp: int, psn: int, reason: int) -> bytes:
+        route = Route(MAC, MAC, peer.address, side.address)
+        return encode_nack(route, dest_qp=qp, psn=psn, reason=reason, nack_psn=psn)
