@@ -267,11 +267,7 @@ class Checker:
                 self.exprs.check(e, scope)
                 continue
             if isinstance(kt, EnumT) and kt.underlying is not None:
-                # Entries of a serializable-enum key may be written in the underlying type.
-                self.exprs.check(e, scope, None)
-                if not isinstance(e.type, EnumT):
-                    self.exprs.coerce(e, kt.underlying)
-                    e.type = kt
+                self._serenum_keyset(e, kt, scope)
             else:
                 self.exprs.check(e, scope, kt)
             parts = [e.value, e.mask] if isinstance(e, ast.MaskExpr) else (
@@ -286,6 +282,25 @@ class Checker:
                                       part.loc) from None
         if isinstance(keyset, ast.ListExpr):
             keyset.type = TupleT(tuple(key_types))
+
+    def _serenum_keyset(self, e: ast.Expression, kt: EnumT, scope: Scope) -> None:
+        """A keyset element of a serializable-enum key (spec 8.3: a serializable enum
+        converts to its underlying type): each part, the value and mask of `A &&& m` or
+        the bounds of `lo .. hi`, is a member of that enum or a value of the underlying
+        type, e.g. `E.A &&& 0xF0` as p4c accepts it."""
+        parts = [e.value, e.mask] if isinstance(e, ast.MaskExpr) else (
+            [e.low, e.high] if isinstance(e, ast.RangeExpr) else [e])
+        for part in parts:
+            if isinstance(part, ast.DontCareExpr):
+                part.type = kt
+                continue
+            t = self.exprs.check(part, scope, None)
+            if isinstance(t, EnumT):
+                if t != kt:
+                    raise P4TypeError(f"type mismatch: expected {kt}, got {t}", part.loc)
+            else:
+                self.exprs.coerce(part, kt.underlying)
+        e.type = kt
 
     def _control(self, decl: ast.ControlDecl) -> None:
         scope = self._generic_scope(self.root, decl.type_params, decl).child("control")
