@@ -17,9 +17,10 @@ class TransportConfig:
     - ``window``: PSNs in flight past the peer's cumulative PSN; at most NIC_RX_WINDOW,
       the receiving NIC's bitmap (docs/mrc-nic.md 7), so the peer never answers
       PSN_OUT_OF_WINDOW in normal operation.
-    - ``rto``: retransmission timeout in seconds; the first ``fixed_retries`` timeouts
-      in a row use it unchanged, later ones double it (up to ``max_rto``): "a few fixed
-      retries, then exponential backoff" (docs/mrc-protocol.md 4).
+    - ``rto``: retransmission timeout in seconds. The first transmission and the first
+      ``fixed_retries`` retransmissions wait ``rto``, each later one twice as long as
+      the one before (up to ``max_rto``): "a few fixed retries, then exponential
+      backoff" (docs/mrc-protocol.md 4).
     - ``max_retries``: timeouts in a row without progress after which the QP's writes
       fail.
     - ``gap_threshold``: a PSN still unacknowledged when this many PSNs sent after it
@@ -56,7 +57,7 @@ class TransportConfig:
 
     def rto_after(self, timeouts: int) -> float:
         """The timeout to wait after ``timeouts`` timeouts in a row."""
-        if timeouts < self.fixed_retries:
+        if timeouts <= self.fixed_retries:
             return self.rto
-        doublings = min(timeouts - self.fixed_retries + 1, 64)  # 2**64 * rto caps anyway
+        doublings = min(timeouts - self.fixed_retries, 64)  # 2**64 * rto caps anyway
         return min(self.max_rto, self.rto * 2.0 ** doublings)

@@ -1,0 +1,314 @@
+"""The sending side of a QP without a switch: segmentation, PSN mirroring, the window,
+retransmission on NACK, on timeout (with backoff) and on gaps, loss reports, probes and
+write completion. Time is a ManualClock: nothing sleeps."""
+
+from __future__ import annotations
+
+import pytest
+from host_harness import QP, OneEndpoint
+
+from host.codec import NackPacket, ProbePacket, WritePacket
+from host.completions import WriteError
+from host.config import TransportConfig
+from protocol.constants import (
+    NACK_HOST_LOSS_REPORT,
+    NACK_NO_RESOURCE,
+    NACK_PSN_OUT_OF_WINDOW,
+    NACK_TRIMMED,
+    NACK_TRIMMED_LASTHOP,
+    NIC_RX_WINDOW,
+    OPCODE_WRITE_FIRST,
+    OPCODE_WRITE_LAST,
+    OPCODE_WRITE_LAST_IMM,
+    OPCODE_WRITE_MIDDLE,
+    OPCODE_WRITE_ONLY,
+    OPCODE_WRITE_ONLY_IMM,
+    SACK_PR_PROBE,
+)
+
+
+def writes(packets: list) -> list[WritePacket]:
+    assert all(isinstance(p, WritePacket) for p in packets), packets
+    return packets
+
+
+# -- segmentation -------------------------------------------------------------------------
+def test_message_is_cut_into_mtu_packets_with_reth_per_packet() -> None:
+    side = OneEndpoint()
+    data = bytes(i % 251 for i in range(2500))
+    side.endpoint.write(QP, data, 0x10000, rkey=0x77)
+    packets = writes(side.posted())
+    assert [p.opcode for p in packets] == [OPCODE_WRITE_FIRST, OPCODE_WRITE_MIDDLE,
+                                           OPCODE_WRITE_LAST]
+    assert [p.virtual_addr for p in packets] == [0x10000, 0x10400, 0x10800]
+    assert [p.dma_len for p in packets] == [1024, 1024, 452]
+    assert b"".join(p.payload for p in packets) == data
+    assert {p.rkey for p in packets} == {0x77} and {p.msg_seq for p in packets} == {0}
+    assert [p.ack_req for p in packets] == [False, False, True]  # AckReq on the last
+    assert not any(p.retransmit for p in packets)
+    # What the host posts (mrc-nic.md 3): SA this NIC, DA the peer, DestQP = local QPN.
+    assert {(p.src, p.dst, p.dest_qp) for p in packets} == {
+        (side.endpoint.local, bytes.fromhex("20010db8" + "00" * 11 + "02"), QP)}
+
+
+@pytest.mark.parametrize(("size", "imm", "opcodes"), [
+    (0, None, [OPCODE_WRITE_ONLY]),
+    (1024, None, [OPCODE_WRITE_ONLY]),
+    (1025, None, [OPCODE_WRITE_FIRST, OPCODE_WRITE_LAST]),
+    (10, 0xABCD, [OPCODE_WRITE_ONLY_IMM]),
+    (3000, 0xABCD, [OPCODE_WRITE_FIRST, OPCODE_WRITE_MIDDLE, OPCODE_WRITE_LAST_IMM]),
+])
+def test_opcodes_and_immediate(size: int, imm: int | None, opcodes: list[int]) -> None:
+    side = OneEndpoint()
+    side.endpoint.write(QP, bytes(size), 0, imm=imm)
+    packets = writes(side.posted())
+    assert [p.opcode for p in packets] == opcodes
+    assert [p.imm for p in packets] == [None] * (len(opcodes) - 1) + [imm]
+    assert sum(p.dma_len for p in packets) == size
+
+
+def test_configurable_mtu() -> None:
+    side = OneEndpoint(TransportConfig(mtu=100))
+    side.endpoint.write(QP, bytes(250), 0)
+    assert [p.dma_len for p in writes(side.posted())] == [100, 100, 50]
+
+
+def test_psns_mirror_the_nic_across_messages_and_msg_seq_counts_messages() -> None:
+    side = OneEndpoint()
+    first = side.endpoint.write(QP, bytes(2048), 0)
+    second = side.endpoint.write(QP, bytes(100), 0)
+    third = side.endpoint.write(QP, bytes(3000), 0)
+    packets = writes(side.posted())
+    assert [p.psn for p in packets] == list(range(6))
+    assert [p.msg_seq for p in packets] == [0, 0, 1, 2, 2, 2]
+    assert (first.first_psn, first.last_psn) == (0, 1)
+    assert (second.first_psn, second.last_psn) == (2, 2)
+    assert (third.first_psn, third.last_psn) == (3, 5)
+    assert side.endpoint.sender(QP).next_psn == 6
+
+
+# -- window and completion ----------------------------------------------------------------
+def test_never_more_than_the_window_past_the_cumulative_psn() -> None:
+    side = OneEndpoint(TransportConfig(mtu=10))
+    handle = side.endpoint.write(QP, bytes(10 * 100), 0)
+    assert [p.psn for p in side.posted()] == list(range(NIC_RX_WINDOW))
+    side.sack(cumulative=9)
+    assert [p.psn for p in side.posted()] == list(range(64, 74))  # up to 9 + 64
+    side.sack(cumulative=8)  # an older SACK moves nothing
+    assert side.posted() == []
+    side.sack(cumulative=73, bitmap=(1 << 26) - 1)  # 74..99 selectively acknowledged
+    assert [p.psn for p in side.posted()] == list(range(74, 100))
+    assert not handle.done
+    side.sack(cumulative=99)
+    assert handle.done and handle.ok
+    assert side.endpoint.idle and side.endpoint.next_deadline() is None
+
+
+def test_write_completes_when_every_psn_is_sacked_in_any_order() -> None:
+    side = OneEndpoint()
+    done: list[object] = []
+    handle = side.endpoint.write(QP, bytes(4096), 0)
+    handle.add_done_callback(done.append)
+    side.posted()
+    side.sack(cumulative=-1, bitmap=0b0110)  # PSNs 1, 2 (bit i = PSN cum + 1 + i)
+    assert not handle.done
+    side.sack(cumulative=3)
+    assert handle.ok and done == [handle]
+    handle.result()  # does not raise
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.writes_completed, stats.sacks, stats.retransmits) == (1, 2, 0)
+
+
+def test_sack_offset_is_honoured() -> None:
+    side = OneEndpoint()
+    handle = side.endpoint.write(QP, bytes(3 * 1024), 0)
+    side.posted()
+    side.sack(cumulative=-1, bitmap=0b11, offset=2)  # bit 0 is PSN -1 + 2 = 1
+    side.sack(cumulative=0, bitmap=0)
+    assert handle.ok
+
+
+def test_sack_for_psns_never_posted_is_ignored() -> None:
+    side = OneEndpoint()
+    handle = side.endpoint.write(QP, bytes(10), 0)
+    side.sack(cumulative=5)
+    assert not handle.done
+    assert side.endpoint.qp_stats(QP).sacks_ignored == 1
+
+
+# -- NACKs --------------------------------------------------------------------------------
+@pytest.mark.parametrize("reason", [NACK_TRIMMED, NACK_TRIMMED_LASTHOP])
+def test_trimmed_psn_is_retransmitted_at_once_with_its_psn(reason: int) -> None:
+    side = OneEndpoint()
+    side.endpoint.write(QP, bytes(range(256)) * 12, 0)
+    original = writes(side.posted())[1]
+    side.nack(1, reason)
+    (again,) = writes(side.posted())
+    assert again.retransmit and again.psn == 1
+    assert (again.payload, again.virtual_addr, again.opcode) == (
+        original.payload, original.virtual_addr, original.opcode)
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.retransmits, stats.retransmits_trimmed, stats.loss_reports) == (1, 1, 0)
+
+
+def test_nack_for_an_acknowledged_psn_does_nothing() -> None:
+    side = OneEndpoint()
+    side.endpoint.write(QP, bytes(2048), 0)
+    side.posted()
+    side.sack(cumulative=0)
+    side.nack(0, NACK_TRIMMED)
+    assert side.posted() == []
+
+
+@pytest.mark.parametrize("reason", [NACK_PSN_OUT_OF_WINDOW, NACK_NO_RESOURCE])
+def test_out_of_window_is_retransmitted_when_the_window_moves(reason: int) -> None:
+    side = OneEndpoint()
+    side.endpoint.write(QP, bytes(3 * 1024), 0)
+    side.posted()
+    side.nack(2, reason)
+    assert side.posted() == []  # later, not now
+    side.sack(cumulative=0)
+    (again,) = writes(side.posted())
+    assert again.psn == 2 and again.retransmit
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.retransmits_deferred, stats.loss_reports) == (1, 0)
+
+
+# -- timeouts -----------------------------------------------------------------------------
+def test_timeout_reports_the_loss_then_retransmits() -> None:
+    side = OneEndpoint(TransportConfig(rto=0.5))
+    side.endpoint.write(QP, bytes(2048), 0)
+    side.posted()
+    assert side.endpoint.next_deadline() == 0.5
+    side.clock.set(0.4)
+    side.endpoint.on_timer()  # early: nothing
+    assert side.posted() == []
+    side.clock.set(0.5)
+    side.endpoint.on_timer()
+    posted = side.posted()
+    # Loss report before the retransmission: the NIC looks up the EV that carried the
+    # PSN, which the retransmission replaces (mrc-nic.md 3).
+    kinds = [(type(p).__name__, p.psn) for p in posted]
+    assert kinds == [("NackPacket", 0), ("WritePacket", 0),
+                     ("NackPacket", 1), ("WritePacket", 1)]
+    report = posted[0]
+    assert isinstance(report, NackPacket)
+    assert (report.reason, report.nack_psn, report.dest_qp) == (NACK_HOST_LOSS_REPORT, 0, QP)
+    assert all(p.retransmit for p in posted if isinstance(p, WritePacket))
+
+
+def test_timeouts_back_off_after_fixed_retries_then_fail() -> None:
+    config = TransportConfig(rto=1.0, fixed_retries=3, max_retries=6, max_rto=8.0)
+    side = OneEndpoint(config)
+    handle = side.endpoint.write(QP, b"x", 0)
+    side.posted()
+    waits = []
+    last = 0.0
+    while not handle.done:
+        deadline = side.endpoint.next_deadline()
+        waits.append(deadline - last)
+        last = deadline
+        side.timer()
+    assert waits == [1.0, 1.0, 1.0, 1.0, 2.0, 4.0, 8.0]  # 3 fixed, doubling, capped
+    assert not handle.ok and isinstance(handle.error, WriteError)
+    assert "PSN 0" in str(handle.error) and "6 retransmissions" in str(handle.error)
+    with pytest.raises(WriteError):
+        handle.result()
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.timeouts, stats.retransmits_timeout, stats.loss_reports) == (6, 6, 6)
+    assert stats.writes_failed == 1
+    assert side.endpoint.next_deadline() is None
+    later = side.endpoint.write(QP, b"y", 0)  # the QP is in error: fails at once
+    assert later.done and later.error is handle.error
+
+
+def test_progress_ends_the_backoff() -> None:
+    side = OneEndpoint(TransportConfig(rto=1.0, fixed_retries=0, max_rto=100.0))
+    side.endpoint.write(QP, bytes(2048), 0)
+    side.timer()
+    side.timer()
+    assert side.endpoint.next_deadline() == pytest.approx(3.0 + 4.0)  # backed off twice
+    side.sack(cumulative=0)
+    assert side.endpoint.next_deadline() == pytest.approx(3.0 + 1.0)  # PSN 1, plain RTO
+
+
+def test_only_expired_transmissions_are_retransmitted() -> None:
+    side = OneEndpoint(TransportConfig(rto=1.0))
+    side.endpoint.write(QP, b"a", 0)
+    side.clock.set(0.6)
+    side.endpoint.write(QP, b"b", 0)
+    side.posted()
+    side.timer()  # at 1.0: PSN 0 only
+    assert [(type(p).__name__, p.psn) for p in side.posted()] == [
+        ("NackPacket", 0), ("WritePacket", 0)]
+    assert side.endpoint.next_deadline() == pytest.approx(1.6)
+
+
+def test_trimmed_or_deferred_packets_are_not_reported_lost_on_timeout() -> None:
+    side = OneEndpoint(TransportConfig(rto=1.0))
+    side.endpoint.write(QP, b"a", 0)
+    side.nack(0, NACK_PSN_OUT_OF_WINDOW)
+    side.posted()
+    side.timer()
+    assert [type(p).__name__ for p in side.posted()] == ["WritePacket"]
+    assert side.endpoint.qp_stats(QP).loss_reports == 0
+
+
+# -- gap detection ------------------------------------------------------------------------
+def test_gap_detection_after_threshold_later_sacks() -> None:
+    side = OneEndpoint(TransportConfig(gap_threshold=3))
+    side.endpoint.write(QP, bytes(6 * 1024), 0)
+    side.posted()
+    side.sack(cumulative=-1, bitmap=0b110)  # PSNs 1, 2: two after the hole
+    assert side.posted() == []
+    side.sack(cumulative=-1, bitmap=0b1110)  # PSN 3: the third
+    posted = side.posted()
+    assert [(type(p).__name__, p.psn) for p in posted] == [("NackPacket", 0),
+                                                           ("WritePacket", 0)]
+    side.sack(cumulative=-1, bitmap=0b11110)  # PSN 4 was sent before the retransmission
+    assert side.posted() == []
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.retransmits_gap, stats.loss_reports) == (1, 1)
+
+
+def test_gap_detection_counts_only_packets_sent_after_the_retransmission() -> None:
+    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1))
+    side.endpoint.write(QP, bytes(3), 0)
+    side.posted()
+    side.sack(cumulative=-1, bitmap=0b110)  # 1 and 2 arrived: PSN 0 lost
+    assert [p.psn for p in side.posted()] == [0, 0]  # report + retransmission
+    side.endpoint.write(QP, bytes(2), 0)  # PSNs 3 and 4, sent after the retransmission
+    side.posted()
+    side.sack(cumulative=-1, bitmap=0b1110)  # 3
+    assert side.posted() == []
+    side.sack(cumulative=-1, bitmap=0b11110)  # 4: the second after the retransmission
+    assert [p.psn for p in side.posted()] == [0, 0]
+
+
+# -- probes -------------------------------------------------------------------------------
+def test_probe_carries_the_ev_and_its_answer_is_reported() -> None:
+    answers: list[tuple[int, int]] = []
+    side = OneEndpoint(on_probe_answer=lambda qp, ev: answers.append((qp, ev)))
+    ev = 0x2003_0105
+    probe_id = side.endpoint.probe(QP, ev)
+    (probe,) = side.posted()
+    assert isinstance(probe, ProbePacket)
+    assert (probe.sport, probe.flow_label & 0xFFFF) == (0x2003, 0x0105)
+    assert (probe.probe_id, probe.dest_qp, probe.src_conn_id) == (probe_id, QP, QP)
+    side.sack(cumulative=-1, pr=SACK_PR_PROBE, ev=ev)
+    assert answers == [(QP, ev)]
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.probes_sent, stats.probe_answers) == (1, 1)
+
+
+def test_writes_and_probes_need_a_peer_and_an_open_qp() -> None:
+    side = OneEndpoint()
+    side.endpoint.open_qp(9)  # receive only
+    with pytest.raises(ValueError, match="without a peer"):
+        side.endpoint.write(9, b"x", 0)
+    with pytest.raises(KeyError):
+        side.endpoint.write(10, b"x", 0)
+    with pytest.raises(ValueError):
+        side.endpoint.write(QP, b"x", -1)
+    with pytest.raises(ValueError):
+        side.endpoint.probe(QP, 1 << 32)
