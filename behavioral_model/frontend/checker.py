@@ -7,13 +7,14 @@ annotates the tree (expression types, resolved names, call targets) and returns 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast
 from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
-from .errors import P4TypeError
+from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker, MatchKindMember
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -32,6 +33,11 @@ from .types import (
     VoidT,
 )
 
+# Warnings go to this logger as "file:line:col: warning: ..." (on stderr when the
+# application configures no logging, e.g. the `check` command) and to
+# CheckedProgram.warnings.
+log = logging.getLogger("behavioral_model.frontend")
+
 
 @dataclass
 class CheckedProgram:
@@ -44,6 +50,7 @@ class CheckedProgram:
     # The package's arguments in order, each the parser/control declaration it instantiates.
     package_blocks: list[Any] = field(default_factory=list)
     root: Scope | None = None
+    warnings: list[P4Warning] = field(default_factory=list)
 
     def error_code(self, name: str) -> int:
         return self.error_members.index(name)
@@ -65,6 +72,12 @@ class Checker:
         self._in_parser = False
         self._in_function = False
         self._loop_depth = 0
+
+    def warn(self, message: str, location: SourceLocation | None) -> None:
+        warning = P4Warning(message, location)
+        if warning not in self.result.warnings:
+            self.result.warnings.append(warning)
+            log.warning("%s", warning)
 
     # -- program --------------------------------------------------------------------
     def run(self) -> CheckedProgram:

@@ -26,6 +26,20 @@ def wrap(value: int, t: Type | None) -> int:
     return value
 
 
+def overflow_warning(value: int, t: BitT) -> str | None:
+    """What p4c says when it gives the constant `value` the type `t` and the value does
+    not fit (it then truncates, as `wrap` does), or None when it fits."""
+    if t.signed:
+        if t.width and not -(1 << (t.width - 1)) <= value < (1 << (t.width - 1)):
+            return f"{value}: signed value does not fit in {t.width} bits"
+        return None
+    if value < 0:
+        return f"{value}: negative value with unsigned type"
+    if value >> t.width:
+        return f"{value}: value does not fit in {t.width} bits"
+    return None
+
+
 def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
     """Value of a constant expression: int, bool, str, or ('error', name)/('enum', T, name).
 
@@ -76,7 +90,10 @@ def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
         return _binary(expr, evaluate(expr.left, errors), evaluate(expr.right, errors), t)
     if isinstance(expr, ast.TernaryExpr):
         c = evaluate(expr.cond, errors)
-        return evaluate(expr.then if c else expr.else_, errors)
+        chosen = evaluate(expr.then if c else expr.else_, errors)
+        # An untyped branch takes the width of the whole expression.
+        return wrap(chosen, t) if isinstance(chosen, int) and not isinstance(
+            chosen, bool) else chosen
     if isinstance(expr, ast.SliceExpr):
         v = _as_int(evaluate(expr.base, errors))
         hi, lo = _as_int(evaluate(expr.hi)), _as_int(evaluate(expr.lo))
@@ -84,7 +101,7 @@ def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
     if isinstance(expr, ast.MethodCallExpr):
         value = getattr(expr.target, "const_value", None)
         if value is not None:
-            return value
+            return wrap(value, t)
     raise NotConstant(type(expr).__name__)
 
 

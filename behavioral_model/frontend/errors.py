@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "SourceLocation",
+    "P4Warning",
     "P4Error",
     "PreprocessError",
     "P4SyntaxError",
@@ -27,6 +28,19 @@ class SourceLocation:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class P4Warning:
+    """Something p4c warns about and compiles anyway; ``str()`` is
+    ``"file:line:col: warning: message"``."""
+
+    message: str
+    location: SourceLocation | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location is not None else ""
+        return f"{where}warning: {self.message}"
 
 
 class P4Error(Exception):

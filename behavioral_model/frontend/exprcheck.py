@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import ast
-from .consteval import NotConstant, evaluate
+from .consteval import NotConstant, evaluate, overflow_warning
 from .errors import P4TypeError
 from .scope import Scope, TypeParamDecl
 from .typeresolve import TypeResolver
@@ -79,16 +79,17 @@ class ExprChecker:
         raise P4TypeError(f"type mismatch{where}: expected {target}, got {src}", expr.loc)
 
     def _retype_int(self, expr: ast.Expression, target: Type) -> None:
-        """An untyped integer expression takes the type its context demands."""
+        """An untyped integer expression takes the type its context demands.
+
+        A constant one is folded in arbitrary precision first and converted once, as
+        p4c does (spec 8.9.1 leaves it to the implicit cast): its operands stay untyped,
+        the value is truncated to the width, with p4c's warning when it does not fit."""
         if isinstance(target, BitT):
-            try:
-                value = evaluate(expr)
-            except NotConstant:
-                value = None
-            if isinstance(value, int) and not isinstance(value, bool):
-                lo = -(1 << (target.width - 1)) if target.signed else -(1 << target.width)
-                if value >= (1 << target.width) or value < lo:
-                    raise P4TypeError(f"value {value} does not fit in {target}", expr.loc)
+            value = self._constant_int(expr)
+            if value is not None:
+                self.overflow_check(value, target, expr.loc)
+                expr.type = target
+                return
         expr.type = target
         if isinstance(expr, ast.BinaryExpr) and expr.op not in ("<<", ">>"):
             for side in (expr.left, expr.right):
@@ -102,6 +103,20 @@ class ExprChecker:
             for side in (expr.then, expr.else_):
                 if isinstance(side.type, IntT):
                     self._retype_int(side, target)
+
+    def _constant_int(self, expr: ast.Expression) -> int | None:
+        try:
+            value = evaluate(expr)
+        except NotConstant:
+            return None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def overflow_check(self, value: int, target: BitT, loc: Any) -> None:
+        """Warn, as p4c does, when the constant `value` given the type `target` does not
+        fit; the program goes on with the truncated value (consteval.wrap)."""
+        message = overflow_warning(value, target)
+        if message is not None:
+            self.program.warn(message, loc)
 
     def _init_fits(self, expr: ast.Expression, target: Type) -> bool:
         if isinstance(expr, ast.ListExpr):
@@ -135,7 +150,11 @@ class ExprChecker:
     # -- per node kind --------------------------------------------------------------
     def _check(self, expr: ast.Expression, scope: Scope, expected: Type | None) -> Type:
         if isinstance(expr, ast.IntLiteral):
-            return IntT() if expr.width is None else BitT(expr.width, expr.signed)
+            if expr.width is None:
+                return IntT()
+            t = BitT(expr.width, expr.signed)
+            self.overflow_check(expr.value, t, expr.loc)  # `8w300`: p4c warns, truncates
+            return t
         if isinstance(expr, ast.BoolLiteral):
             return BoolT()
         if isinstance(expr, ast.StringLiteral):
@@ -444,6 +463,12 @@ class ExprChecker:
             return target
         if not cast_allowed(src, target):
             raise P4TypeError(f"cannot cast {src} to {target}", expr.loc)
+        if isinstance(target, BitT) and isinstance(src, BitT | IntT):
+            # p4c folds a cast of a constant into a constant of the new type, with the
+            # same warning as an implicit conversion when the value does not fit.
+            value = self._constant_int(expr.expr)
+            if value is not None:
+                self.overflow_check(value, target, expr.expr.loc)
         return target
 
     # -- l-values -------------------------------------------------------------------

@@ -116,7 +116,9 @@ class ExprGenMixin:
     def _path(self, e: ast.PathExpr) -> str:
         decl = e.decl
         if isinstance(decl, ast.ConstDecl):
-            return self.literal(evaluate(decl.value), decl.type_ref.resolved)
+            # evaluate(e), not the declared value: an untyped constant used as bit<W>
+            # is truncated to W bits (e.type), as p4c converts it.
+            return self.literal(evaluate(e), decl.type_ref.resolved)
         code = self.env.get(id(decl))
         if code is None:
             raise P4TypeError(f"'{e.name}' cannot be used here", e.loc)
