@@ -2,7 +2,8 @@
 tests: what one host posts reaches the other decapsulated, and the receiving NIC answers
 with SACKs and NACKs by the NIC's rules (window of NIC_RX_WINDOW, duplicates
 acknowledged and not delivered). ``fate`` decides what the "fabric" does with each data
-packet: deliver it, drop it or trim it. The fake checks that hosts mirror the NIC's
+packet: deliver it, drop it, trim it or delay it (it then arrives after the packets
+posted in the next round). The fake checks that hosts mirror the NIC's
 PSNs: a new packet must carry the PSN the NIC would assign."""
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from protocol.constants import (
     SACK_PR_PROBE,
 )
 
-DELIVER, DROP, TRIM = "deliver", "drop", "trim"
+DELIVER, DROP, TRIM, DELAY = "deliver", "drop", "trim", "delay"
 MAC = bytes(6)
 PSN_MASK = 0xFFFFFF
 
@@ -69,17 +70,21 @@ class BackToBack:
         self.clock = clock
         self.fate: Fate = fate or (lambda _packet: DELIVER)
         self.sides = (NicSide(a.port, a.local), NicSide(b.port, b.local))
+        self._held: list[tuple[NicSide, NicSide, bytes, WritePacket]] = []
         for endpoint in self.endpoints:
             endpoint.port.set_receiver(endpoint.handle_frame)
 
     def step(self) -> bool:
         """Move every frame the hosts posted, then let the hosts read their replies;
         False when nothing moved."""
-        moved = False
+        held, self._held = self._held, []
+        moved = bool(held)
         for index, side in enumerate(self.sides):
             for frame in side.port.take_sent():
                 moved = True
                 self._transmit(side, self.sides[1 - index], frame)
+        for side, peer, frame, packet in held:
+            self._receive(side, peer, frame, packet)
         for side in self.sides:
             if side.port.poll():
                 moved = True
@@ -126,6 +131,9 @@ class BackToBack:
             return
         if fate == TRIM:
             side.port.deliver(self._nack(peer, side, qp, packet.psn, NACK_TRIMMED))
+            return
+        if fate == DELAY:
+            self._held.append((side, peer, frame, packet))
             return
         self._receive(side, peer, frame, packet)
 
