@@ -263,7 +263,7 @@ class _Generator:
         self._claim("action", item.name, decl)
         action = self.info.actions.add()
         set_preamble(action.preamble, action_id, item.name, self.symbols.alias(item.name), decl)
-        params = [p for p in decl.params if not p.direction]
+        params = [] if item.direct_only else [p for p in decl.params if not p.direction]
         for p, pid in zip(params, member_ids(params), strict=True):
             param = action.params.add()
             param.id = pid

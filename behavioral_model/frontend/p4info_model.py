@@ -11,6 +11,11 @@
   it ahead of its own actions, in order of first reference, keeping their bare names.
   One called only from another action's body is inlined there instead, so it does not
   belong to the control.
+* Each user of an action (a table, or one call in the apply block) gets its own copy of
+  it under the same name; p4c's RemoveActionParameters then binds the directional
+  parameters of a table's copy and every parameter of a called copy. P4Info lists the
+  first copy: a table's (tables come before the apply block) with its directionless
+  parameters, else, for an action only ever called directly, one without parameters.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ class Item:
     decl: Any
     inst: BlockInstance | None  # None for top-level declarations
     name: str
+    # An action only called directly in its control (no table lists it): P4Info lists
+    # it without parameters (see the module docstring).
+    direct_only: bool = False
 
 
 @dataclass
@@ -279,18 +287,30 @@ class ProgramModel:
                 local_used.add((id(action), id(inst)))
                 work.append((action, inst))
 
+        def key(action: Any, inst: BlockInstance) -> tuple[int, int]:
+            return id(action), 0 if id(action) in self.top else id(inst)
+
+        in_tables: set[tuple[int, int]] = set()
+        called: set[tuple[int, int]] = set()
         for item in block.tables:
             assert item.inst is not None
             for ref in self.table_action_refs(item.decl):
                 use(ref.decl, item.inst, True)
+                in_tables.add(key(ref.decl, item.inst))
         for node, inst in body:
             use(referenced_decl(node), inst, True)
+            if isinstance(node, ast.MethodCallExpr) and node.target is not None \
+                    and node.target.kind == "action":
+                called.add(key(node.target.decl, inst))
+        direct_only = called - in_tables
         while work:
             action, inst = work.pop()
             for node in nodes(action.body):
                 use(referenced_decl(node), inst, False)
-        block.actions = [Item(a, None, self.name(a, None)) for a in localized]
-        block.actions += [Item(d, i, self.name(d, i)) for d, i in block.locals
+        block.actions = [Item(a, None, self.name(a, None), (id(a), 0) in direct_only)
+                         for a in localized]
+        block.actions += [Item(d, i, self.name(d, i), (id(d), id(i)) in direct_only)
+                          for d, i in block.locals
                           if isinstance(d, ast.ActionDecl) and (id(d), id(i)) in local_used]
 
         # Extern function calls: in action bodies (called actions inlined), then the body.
