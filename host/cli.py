@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="this host's NIC address (IPv6)")
         sub.add_argument("--timeout", type=_seconds, default=None,
                          help="give up after this many seconds")
+        sub.add_argument("--connect-timeout", type=_seconds, default=10.0,
+                         help="how long to wait for the switch's socket (default "
+                         "%(default)s s)")
 
     write = commands.add_parser("write", help="write a message to a peer and wait for "
                                 "its acknowledgement",
@@ -160,7 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _open_port(args: argparse.Namespace) -> PacketPort:
     if args.socket is not None:
-        return NanomsgPort(args.socket, port=args.port)
+        return NanomsgPort(args.socket, port=args.port,
+                           connect_timeout_s=args.connect_timeout)
     return RawSocketPort(args.interface)
 
 
