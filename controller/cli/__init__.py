@@ -1,0 +1,1 @@
+"""``mrc-ctl``: the controller's command line."""

@@ -1,0 +1,32 @@
+"""P4Info names of the programs' tables, actions and fields that the plan writes.
+
+The one place where the controller spells them: ``p4src/srv6_switch.p4`` (README "The
+fabric switch") and ``docs/mrc-nic.md`` section 2 ("Tables (P4Info names)"). Actions
+are named in the control that declares their table, as p4c does.
+"""
+
+from __future__ import annotations
+
+# ---- srv6_switch.p4 --------------------------------------------------------------------
+MY_SID = "SwitchIngress.my_sid"
+USID_UN = "SwitchIngress.usid_un"
+USID_ROUTE = "SwitchIngress.usid_route"
+SET_NEXT_HOP = "SwitchIngress.set_next_hop"
+TRIM_CONFIG = "SwitchIngress.trim_config"
+SET_TRIM_THRESHOLD = "SwitchIngress.set_trim_threshold"
+ECN_CONFIG = "SwitchEgress.ecn_config"
+SET_ECN_THRESHOLDS = "SwitchEgress.set_ecn_thresholds"
+DISABLE_ECN_MARKING = "SwitchEgress.disable_ecn_marking"
+
+# ---- mrc_nic.p4 --------------------------------------------------------------------------
+NIC_ADDRESS = "NicIngress.lookup.nic_address"
+ACCEPT_LOCAL = "NicIngress.lookup.accept_local"
+QP_CONTEXT = "NicIngress.lookup.qp_context"
+SET_QP = "NicIngress.lookup.set_qp"
+QP_EV = "NicIngress.ev.qp_ev"
+SET_EV = "NicIngress.ev.set_ev"
+PLANE_PORT = "NicIngress.path.plane_port"
+SET_PLANE_PORT = "NicIngress.path.set_plane_port"
+QP_PLANE = "NicIngress.path.qp_plane"
+SET_QP_PATH = "NicIngress.path.set_qp_path"
+EV_EVENT_DIGEST = "ev_event_t"
