@@ -221,10 +221,13 @@ class MethodCallExpr(Expression):
 
 @dataclass(eq=False, kw_only=True)
 class ConstructorCallExpr(Expression):
-    """`Type(args)` in an expression, e.g. an extern constructed as an argument."""
+    """`Type(args)` in an expression, e.g. an extern constructed as an argument.
+    `instance_name` is set by the checker for a parser/control built as a constructor
+    argument inside a block: the name p4c's MoveConstructors declares it under."""
 
     type_ref: TypeRef
     args: list[Argument] = field(default_factory=list)
+    instance_name: str | None = None
 
 
 @dataclass(eq=False, kw_only=True)

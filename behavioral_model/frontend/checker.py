@@ -16,6 +16,7 @@ from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
 from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker, MatchKindMember
+from .naming import constructor_arguments, iter_nodes
 from .scope import Scope, TypeParamDecl
 from .types import (
     ActionRunT,
@@ -72,6 +73,7 @@ class Checker:
         self._in_parser = False
         self._in_function = False
         self._loop_depth = 0
+        self._used_names: set[str] | None = None  # see _fresh_name
 
     def warn(self, message: str, location: SourceLocation | None) -> None:
         warning = P4Warning(message, location)
@@ -335,6 +337,8 @@ class Checker:
             scope.declare(decl.name, decl, decl.loc)
         elif isinstance(decl, ast.InstantiationDecl):
             self._instantiation(decl, scope)
+            for built in constructor_arguments(decl):
+                built.instance_name = self._fresh_name("tmp")
         elif isinstance(decl, ast.ConstDecl):
             self._const(decl, scope)
         elif isinstance(decl, ast.VariableDecl):
@@ -348,6 +352,18 @@ class Checker:
             self._function(decl, scope)
         else:
             raise P4TypeError(f"{type(decl).__name__} is not allowed here", decl.loc)
+
+    def _fresh_name(self, base: str) -> str:
+        """`base`, else `base_0`, `base_1`, ...: the first not declared anywhere in the
+        program (p4c's MinimalNameGenerator, used by MoveConstructors)."""
+        if self._used_names is None:
+            self._used_names = {n.name for n in iter_nodes(self.result.program.decls)
+                                if isinstance(n, ast.Declaration)}
+        name, serial = base, 0
+        while name in self._used_names:
+            name, serial = f"{base}_{serial}", serial + 1
+        self._used_names.add(name)
+        return name
 
     def _variable(self, decl: ast.VariableDecl, scope: Scope) -> None:
         t = self.exprs.resolver.resolve(decl.type_ref, scope)

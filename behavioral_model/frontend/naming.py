@@ -24,9 +24,22 @@ class BlockInstance:
     decl: Any
     path: str
     children: list[BlockInstance] = field(default_factory=list)
-    # What created a nested instance: its InstantiationDecl, or for a direct invocation
-    # (`Ctl.apply(...)` without an instance, spec 15.1) the call expression; else None.
+    # What created a nested instance: its InstantiationDecl, for a direct invocation
+    # (`Ctl.apply(...)` without an instance, spec 15.1) the call expression, for an
+    # instance built in a constructor argument (`C(D()) c;`) the ConstructorCallExpr;
+    # else None.
     inst: Any = None
+    # Constructor parameters of parser/control type (`control C()(D d)`, spec 15.2) ->
+    # the instance given as argument: `d.apply()` applies it, under its own name.
+    bound: dict[int, BlockInstance] = field(default_factory=dict)
+
+    def applied(self, receiver: Any) -> BlockInstance | None:
+        """The instance `receiver.apply(...)` runs, when the receiver is an instance
+        declared in this block or one of its block-typed constructor parameters."""
+        decl = getattr(receiver, "decl", None)
+        if isinstance(decl, ast.Parameter):
+            return self.bound.get(id(decl))
+        return next((c for c in self.children if c.inst is decl), None)
 
 
 def qualify(prefix: str, decl: ast.Declaration) -> str:
@@ -79,10 +92,10 @@ def _children(inst: BlockInstance) -> None:
     for local in getattr(inst.decl, "locals", []):
         if not isinstance(local, ast.InstantiationDecl):
             continue
-        t = local.type_ref.resolved
-        decl = getattr(t, "decl", None)
+        decl = getattr(local.type_ref.resolved, "decl", None)
         if isinstance(decl, ast.ControlDecl | ast.ParserDecl):
             child = BlockInstance(decl, qualify(inst.path, local), inst=local)
+            _bind(child, local.args, inst)
             _children(child)
             inst.children.append(child)
     for call in _direct_invocations(inst.decl):
@@ -90,6 +103,45 @@ def _children(inst: BlockInstance) -> None:
         child = BlockInstance(decl, f"{inst.path}.{decl.display_name()}", inst=call)
         _children(child)
         inst.children.append(child)
+
+
+def _bind(child: BlockInstance, args: list[ast.Argument], parent: BlockInstance) -> None:
+    """Bind the block-typed constructor parameters of `child` to the instances its
+    arguments name or build (the latter become children of `parent`, as p4c's
+    MoveConstructors declares them there, named by `instance_name`)."""
+    params = getattr(child.decl, "constructor_params", [])
+    for p, a in zip(params, args, strict=False):
+        value = a.value
+        if isinstance(value, ast.ConstructorCallExpr):
+            decl = getattr(value.type_ref.resolved, "decl", None)
+            if not isinstance(decl, ast.ControlDecl | ast.ParserDecl):
+                continue
+            built = BlockInstance(decl, f"{parent.path}.{value.instance_name}", inst=value)
+            _bind(built, value.args, parent)
+            _children(built)
+            parent.children.append(built)
+            child.bound[id(p)] = built
+        elif isinstance(value, ast.PathExpr):
+            found = parent.applied(value)
+            if found is not None:
+                child.bound[id(p)] = found
+
+
+def constructor_arguments(decl: ast.InstantiationDecl) -> list[ast.ConstructorCallExpr]:
+    """Parser/control instances built in `decl`'s arguments, innermost first (the order
+    in which p4c's MoveConstructors names them)."""
+    out: list[ast.ConstructorCallExpr] = []
+
+    def visit(args: list[ast.Argument]) -> None:
+        for a in args:
+            if isinstance(a.value, ast.ConstructorCallExpr):
+                visit(a.value.args)
+                if isinstance(getattr(a.value.type_ref.resolved, "decl", None),
+                              ast.ControlDecl | ast.ParserDecl):
+                    out.append(a.value)
+
+    visit(decl.args)
+    return out
 
 
 def _direct_invocations(decl: Any) -> list[ast.MethodCallExpr]:

@@ -28,7 +28,7 @@ from typing import Any
 from . import ast
 from .checker import CheckedProgram
 from .consteval import NotConstant, evaluate
-from .naming import BlockInstance, block_instances, qualify
+from .naming import BlockInstance, block_instances, constructor_arguments, qualify
 from .p4info_ids import P4InfoError
 from .p4info_types import string_annotation
 from .types import ExternT
@@ -96,13 +96,14 @@ def referenced_decl(node: ast.Node) -> Any:
 
 
 def _child_of(inst: BlockInstance, call: ast.MethodCallExpr) -> BlockInstance | None:
-    """The nested instance `call` applies, if it is `sub.apply(...)` of a child of `inst`."""
+    """The nested instance `call` applies in block `inst`: a child of `inst`, or the
+    instance bound to one of its parser/control constructor parameters."""
     target = call.target
     if target is None or target.kind != "apply":
         return None
-    decl = getattr(target.receiver, "decl", None)
     # A direct invocation (`Ctl.apply()`) is keyed by its call, an instance by its decl.
-    return next((c for c in inst.children if c.inst is decl or c.inst is call), None)
+    direct = next((c for c in inst.children if c.inst is call), None)
+    return direct if direct is not None else inst.applied(target.receiver)
 
 
 def block_nodes(inst: BlockInstance) -> Iterator[tuple[ast.Node, BlockInstance]]:
@@ -243,16 +244,22 @@ class ProgramModel:
 
     # -- analysis -----------------------------------------------------------------------
     def _flatten(self, inst: BlockInstance, out: list[tuple[Any, BlockInstance]]) -> None:
-        """Locals of `inst` in order, applied nested instances inlined in their place."""
-        applied = {id(child) for node, _ in block_nodes(inst)
+        """Locals of `inst` in order, applied nested instances inlined in their place
+        (one applied through another's constructor parameter included; one built in a
+        constructor argument comes just before the instance it is given to)."""
+        applied = {id(child) for node, where in block_nodes(inst)
                    if isinstance(node, ast.MethodCallExpr)
-                   and (child := _child_of(inst, node)) is not None}
+                   and (child := _child_of(where, node)) is not None}
         children = {id(c.inst): c for c in inst.children}
         for local in getattr(inst.decl, "locals", []):
             child = children.get(id(local))
             if child is None:
                 out.append((local, inst))
-            elif id(child) in applied:
+                continue
+            for built in constructor_arguments(local):
+                if id(children[id(built)]) in applied:
+                    self._flatten(children[id(built)], out)
+            if id(child) in applied:
                 self._flatten(child, out)
         for child in inst.children:
             if isinstance(child.inst, ast.MethodCallExpr):

@@ -462,20 +462,24 @@ class ControlGenMixin:
 
     def inline_apply(self, call: ast.MethodCallExpr) -> None:
         target = call.target
-        decl = target.decl
-        recv = target.receiver
-        inst_decl = recv.decl if isinstance(recv, ast.PathExpr) else None
-        creator = call if direct_invocation(call) else inst_decl
-        child = next((c for c in self.block.children if c.inst is creator), None)
+        if direct_invocation(call):
+            child = next((c for c in self.block.children if c.inst is call), None)
+        else:
+            child = self.block.applied(target.receiver)
         if child is None:
             raise P4TypeError("cannot resolve the instance being applied", call.loc)
+        # The instance's own declaration: through a constructor parameter the call
+        # was typed against a parser/control type, whose parameters line up with it.
+        decl = child.decl
         if isinstance(decl, ast.ParserDecl):
             self.inline_subparser(decl, call, child)  # type: ignore[attr-defined]
             return
-        copies = self.bind_params(target.params, target.args)
-        ctor_args = inst_decl.args if isinstance(inst_decl, ast.InstantiationDecl) else []
-        for p, a in zip(decl.constructor_params, ctor_args, strict=False):
-            self.env[id(p)] = self.expr(a.value)
+        copies = self.bind_params(decl.params, target.args)
+        built = child.inst if isinstance(child.inst, ast.InstantiationDecl
+                                         | ast.ConstructorCallExpr) else None
+        for p, a in zip(decl.constructor_params, built.args if built else [], strict=False):
+            if id(p) not in child.bound:  # a parser/control argument is bound by name
+                self.env[id(p)] = self.expr(a.value)
         self.with_copy_out(copies, lambda: self.control_body(child, decl))
 
     # -- tables -----------------------------------------------------------------------

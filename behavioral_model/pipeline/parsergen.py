@@ -103,7 +103,7 @@ class ParserGenMixin:
         the same packet cursor; its reject rejects the caller too (spec 12.9)."""
         target = call.target
         copies = []
-        for p, a in zip(target.params, target.args, strict=True):
+        for p, a in zip(decl.params, target.args, strict=True):
             if _is_packet_in(p):
                 self.env[id(p)] = "buf"
             else:
