@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from host.clock import ManualClock
 from host.codec import (
@@ -22,7 +23,6 @@ from host.codec import (
     encode_sack,
 )
 from host.endpoint import Endpoint
-from host.ports.inprocess import InProcessPort
 from protocol.constants import (
     NACK_HOST_LOSS_REPORT,
     NACK_PSN_OUT_OF_WINDOW,
@@ -44,11 +44,22 @@ class RxWindow:
     bitmap: int = 0
 
 
+class HostPort(Protocol):
+    """The host's port as the fake NIC uses it: frames go to the host by ``deliver``,
+    and (in ``step``) the host's posted frames are collected with ``take_sent``."""
+
+    def deliver(self, frame: bytes) -> None: ...
+
+    def take_sent(self) -> list[bytes]: ...
+
+    def poll(self, timeout_s: float = 0.0) -> int: ...
+
+
 @dataclass
 class NicSide:
     """The NIC of one host: its port, PSN counters and receive windows per QP."""
 
-    port: InProcessPort
+    port: HostPort
     address: bytes
     next_psn: dict[int, int] = field(default_factory=dict)
     rx: dict[int, RxWindow] = field(default_factory=dict)
@@ -69,7 +80,8 @@ class BackToBack:
         self.endpoints = (a, b)
         self.clock = clock
         self.fate: Fate = fate or (lambda _packet: DELIVER)
-        self.sides = (NicSide(a.port, a.local), NicSide(b.port, b.local))
+        self.sides = (NicSide(a.port, a.local),  # type: ignore[arg-type]
+                      NicSide(b.port, b.local))  # type: ignore[arg-type]
         self._held: list[tuple[NicSide, NicSide, bytes, WritePacket]] = []
         for endpoint in self.endpoints:
             endpoint.port.set_receiver(endpoint.handle_frame)
@@ -82,7 +94,7 @@ class BackToBack:
         for index, side in enumerate(self.sides):
             for frame in side.port.take_sent():
                 moved = True
-                self._transmit(side, self.sides[1 - index], frame)
+                self.transmit(index, frame)
         for side, peer, frame, packet in held:
             self._receive(side, peer, frame, packet)
         for side in self.sides:
@@ -107,7 +119,10 @@ class BackToBack:
         raise AssertionError("the hosts never went idle")
 
     # -- the NIC's transmit path (mrc-nic.md 3) -----------------------------------------
-    def _transmit(self, side: NicSide, peer: NicSide, frame: bytes) -> None:
+    def transmit(self, index: int, frame: bytes) -> None:
+        """The NIC of host ``index`` (0 = a, 1 = b) takes a frame its host posted; what
+        results goes to the ports' ``deliver``."""
+        side, peer = self.sides[index], self.sides[1 - index]
         packet = decode_frame(frame)
         qp = packet.dest_qp
         if isinstance(packet, NackPacket):
