@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run a PTF suite against bm (our switch) or BMv2 simple_switch_grpc. See --help.
+# Run a PTF suite (or, with --all, every suite) against bm (our switch) or BMv2
+# simple_switch_grpc. See --help.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -10,8 +11,24 @@ usage: scripts/run_ptf.sh [--target bm|bmv2] [--platform nn|eth] [--p4 PROG.p4]
                           [-I DIR]... [--test-dir DIR] [--ports N] [--veth-name NAME]
                           [--param KEY=VALUE]... [--keep] [--priority-queues N]
                           [--log-level LEVEL] [TEST...] [-- PTF-ARG...]
+       scripts/run_ptf.sh --all [--target bm|bmv2] [--platform nn|eth] [-I DIR]...
+                          [--ports N] [--veth-name NAME] [--param KEY=VALUE]... [--keep]
+                          [--log-level LEVEL] [-- PTF-ARG...]
 
 Start a P4Runtime target, run a PTF suite against it, tear the target down.
+
+  --all           run every suite of the repository, each on a fresh target with its
+                  own program and options:
+                    smoke        tests/p4/ptf_smoke.p4, ptf_tests/smoke
+                    srv6_switch  p4src/srv6_switch.p4 -I p4src/include
+                                 --priority-queues 8, ptf_tests/srv6_switch
+                    mrc_nic      p4src/mrc_nic.p4 -I p4src/include
+                                 --priority-queues 8, ptf_tests/mrc_nic
+                  The other options (target, platform, ports, params, -I, ...) apply to
+                  every suite; --p4, --test-dir, --priority-queues and TEST... are
+                  the suites' own and cannot be given. Ends with one line per suite,
+                  "run_ptf.sh --all: SUITE: passed" or "... FAILED (exit N)", and exits
+                  non-zero if any suite failed.
 
   --target bm     our switch: python -m behavioral_model switch --no-p4 (default).
                   P4Info from `python -m behavioral_model p4info`; the device config
@@ -63,29 +80,33 @@ PRIORITY_QUEUES=1
 INCLUDES=()
 TESTS=()
 PTF_EXTRA=()
+ALL=0
+FORWARD=()       # options --all passes on to every suite's run
+SUITE_OWN=()     # options --all refuses (each suite has its own)
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -h|--help) usage; exit 0 ;;
+        --all) ALL=1; shift ;;
         --target) TARGET="${2:?--target needs a value}"; shift 2 ;;
         --target=*) TARGET="${1#*=}"; shift ;;
-        --platform) PLATFORM="${2:?--platform needs a value}"; shift 2 ;;
-        --platform=*) PLATFORM="${1#*=}"; shift ;;
-        --p4) P4="${2:?--p4 needs a value}"; shift 2 ;;
-        --p4=*) P4="${1#*=}"; shift ;;
-        -I) INCLUDES+=("${2:?-I needs a value}"); shift 2 ;;
-        -I*) INCLUDES+=("${1#-I}"); shift ;;
-        --test-dir) TEST_DIR="${2:?--test-dir needs a value}"; shift 2 ;;
-        --test-dir=*) TEST_DIR="${1#*=}"; shift ;;
-        --ports) NPORTS="${2:?--ports needs a value}"; shift 2 ;;
-        --veth-name) VETH="${2:?--veth-name needs a value}"; shift 2 ;;
-        --keep) KEEP=1; shift ;;
-        --param) EXTRA_PARAMS+=";${2:?--param needs KEY=VALUE}"; shift 2 ;;
-        --log-level) LOG_LEVEL="${2:?--log-level needs a value}"; shift 2 ;;
-        --priority-queues) PRIORITY_QUEUES="${2:?--priority-queues needs a value}"; shift 2 ;;
+        --platform) PLATFORM="${2:?--platform needs a value}"; FORWARD+=("$1" "$2"); shift 2 ;;
+        --platform=*) PLATFORM="${1#*=}"; FORWARD+=("$1"); shift ;;
+        --p4) P4="${2:?--p4 needs a value}"; SUITE_OWN+=("$1"); shift 2 ;;
+        --p4=*) P4="${1#*=}"; SUITE_OWN+=("--p4"); shift ;;
+        -I) INCLUDES+=("${2:?-I needs a value}"); FORWARD+=(-I "$2"); shift 2 ;;
+        -I*) INCLUDES+=("${1#-I}"); FORWARD+=(-I "${1#-I}"); shift ;;
+        --test-dir) TEST_DIR="${2:?--test-dir needs a value}"; SUITE_OWN+=("$1"); shift 2 ;;
+        --test-dir=*) TEST_DIR="${1#*=}"; SUITE_OWN+=("--test-dir"); shift ;;
+        --ports) NPORTS="${2:?--ports needs a value}"; FORWARD+=("$1" "$2"); shift 2 ;;
+        --veth-name) VETH="${2:?--veth-name needs a value}"; FORWARD+=("$1" "$2"); shift 2 ;;
+        --keep) KEEP=1; FORWARD+=("$1"); shift ;;
+        --param) EXTRA_PARAMS+=";${2:?--param needs KEY=VALUE}"; FORWARD+=("$1" "$2"); shift 2 ;;
+        --log-level) LOG_LEVEL="${2:?--log-level needs a value}"; FORWARD+=("$1" "$2"); shift 2 ;;
+        --priority-queues) PRIORITY_QUEUES="${2:?--priority-queues needs a value}"; SUITE_OWN+=("$1"); shift 2 ;;
         --) shift; PTF_EXTRA=("$@"); break ;;
         -*) echo "run_ptf.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-        *) TESTS+=("$1"); shift ;;
+        *) TESTS+=("$1"); SUITE_OWN+=("$1"); shift ;;
     esac
 done
 
@@ -97,6 +118,54 @@ fi
 if ! [[ "$PRIORITY_QUEUES" =~ ^[1-8]$ ]]; then
     echo "run_ptf.sh: --priority-queues must be 1..8" >&2; exit 2
 fi
+
+# -- every suite (--all) -------------------------------------------------------------------
+# Each suite runs through this script on its own fresh target; its pass/fail is the
+# exit status of that run.
+run_all_suites() {
+    if [[ ${#SUITE_OWN[@]} -gt 0 ]]; then
+        echo "run_ptf.sh: --all runs each suite with its own program, tests and options;" \
+             "drop ${SUITE_OWN[*]}" >&2
+        exit 2
+    fi
+    if [[ "$TARGET" == bmv2 ]] && { ! command -v simple_switch_grpc >/dev/null 2>&1 \
+                                    || ! command -v p4c-bm2-ss >/dev/null 2>&1; }; then
+        echo "skipped: BMv2 not installed (simple_switch_grpc and p4c-bm2-ss must be on PATH)"
+        exit 0
+    fi
+    local suites=(smoke srv6_switch mrc_nic)
+    local -A args=(
+        [smoke]="--p4 tests/p4/ptf_smoke.p4 --test-dir ptf_tests/smoke"
+        [srv6_switch]="--p4 p4src/srv6_switch.p4 -I p4src/include --priority-queues 8 --test-dir ptf_tests/srv6_switch"
+        [mrc_nic]="--p4 p4src/mrc_nic.p4 -I p4src/include --priority-queues 8 --test-dir ptf_tests/mrc_nic"
+    )
+    local suite rc failed=0 summary=()
+    local extra=()
+    [[ ${#PTF_EXTRA[@]} -gt 0 ]] && extra=(-- "${PTF_EXTRA[@]}")
+    cd "$ROOT"
+    for suite in "${suites[@]}"; do
+        echo "run_ptf.sh --all: ---- suite $suite ----"
+        rc=0
+        # shellcheck disable=SC2086  # the suite's own options are split on purpose
+        bash "$ROOT/scripts/run_ptf.sh" --target "$TARGET" ${args[$suite]} \
+            "${FORWARD[@]}" "${extra[@]}" </dev/null || rc=$?
+        if [[ $rc -eq 0 ]]; then
+            summary+=("run_ptf.sh --all: $suite: passed")
+        else
+            summary+=("run_ptf.sh --all: $suite: FAILED (exit $rc)")
+            failed=$((failed + 1))
+        fi
+    done
+    printf '%s\n' "${summary[@]}"
+    if [[ $failed -eq 0 ]]; then
+        echo "run_ptf.sh --all: all ${#suites[@]} suites passed on $TARGET"
+        exit 0
+    fi
+    echo "run_ptf.sh --all: $failed of ${#suites[@]} suites FAILED on $TARGET" >&2
+    exit 1
+}
+[[ "$ALL" == 0 ]] || run_all_suites
+
 [[ -f "$P4" ]] || { echo "run_ptf.sh: $P4: no such file" >&2; exit 2; }
 [[ -d "$TEST_DIR" ]] || { echo "run_ptf.sh: $TEST_DIR: no such folder" >&2; exit 2; }
 P4="$(cd "$(dirname "$P4")" && pwd)/$(basename "$P4")"

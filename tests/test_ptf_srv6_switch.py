@@ -1,23 +1,20 @@
 """The PTF suite of the fabric switch (ptf_tests/srv6_switch/) through
-``scripts/run_ptf.sh --target bm --priority-queues 8``: every test class must run and
-pass, none skipped. (The program sends control and trimmed packets at priority 7, which
-needs 8 priority queues per port, as on simple_switch.)
+``scripts/run_ptf.sh --all`` on bm, which runs it with ``--priority-queues 8``: every
+test class must run and pass, none skipped. (The program sends control and trimmed
+packets at priority 7, which needs 8 priority queues per port, as on simple_switch.)
 """
 
 from __future__ import annotations
 
 import ast
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from ptf_suites import run_all
 
 ROOT = Path(__file__).resolve().parent.parent
-RUN_PTF = ROOT / "scripts" / "run_ptf.sh"
 SUITE = ROOT / "ptf_tests" / "srv6_switch" / "srv6_switch.py"
 MODULE = SUITE.stem
 
@@ -36,12 +33,6 @@ pytest.importorskip("pynng")
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    return env
-
-
 def _suite_classes() -> set[str]:
     """The test classes (those with a runTest) as written in the suite."""
     tests = set()
@@ -58,15 +49,12 @@ def test_suite_lists_every_behaviour() -> None:
 
 
 def test_srv6_switch_ptf_suite_on_bm() -> None:
-    proc = subprocess.run(
-        ["bash", str(RUN_PTF), "--target", "bm", "--p4", "p4src/srv6_switch.p4",
-         "-I", "p4src/include", "--priority-queues", "8",
-         "--test-dir", "ptf_tests/srv6_switch"],
-        cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        timeout=85)
-    output = proc.stdout
-    assert proc.returncode == 0, output
-    results = dict(re.findall(rf"^{MODULE}\.(\w+) \.\.\. (.+?)\s*$", output, re.MULTILINE))
+    # The suite runs in the session's shared `run_ptf.sh --all` (tests/ptf_suites.py):
+    # p4src/srv6_switch.p4 -I p4src/include --priority-queues 8.
+    run = run_all("bm")
+    output = run.section("srv6_switch")
+    results = {name.removeprefix(f"{MODULE}."): status
+               for name, status in run.results("srv6_switch").items()}
     assert set(results) == TEST_CLASSES, output
     for name, status in results.items():
         assert status == "ok", f"{name}: {status!r}\n{output}"
@@ -74,3 +62,4 @@ def test_srv6_switch_ptf_suite_on_bm() -> None:
     assert "skipped" not in output.lower(), output
     assert "unexpected success" not in output, output
     assert "all tests passed on bm" in output, output
+    assert run.verdict("srv6_switch") == "passed", run.output[-3000:]

@@ -1,0 +1,212 @@
+"""mrc_nic.p4 PTF tests: the receive path (docs/mrc-nic.md sections 4.1 to 4.3).
+
+Every test starts from a fresh QP (rx_expected 0, empty bitmap, no bytes received), so
+the expected window is written out by hand: ``cumulative_psn = expected - 1``, bitmap bit
+i = PSN ``expected + i`` arrived, ``received_bytes`` = the sum of the inner IPv6 payload
+lengths delivered (WRITE_INNER_PLEN = 104 per write here). A SACK that answers a new
+packet includes that packet (it is delivered in the same pass; assumed, 4.3 says "the
+QP's delivered ... bytes").
+"""
+
+from __future__ import annotations
+
+from nic_base import MrcNicTest
+from nic_packets import (
+    PEER_EVS,
+    WRITE_INNER_PLEN,
+    fabric_data,
+    fabric_probe,
+    fabric_trimmed,
+)
+
+from protocol.constants import (
+    DSCP_TRIMMABLE_RETX,
+    DSCP_TRIMMED,
+    DSCP_TRIMMED_LASTHOP,
+    ECN_CE,
+    NACK_PSN_OUT_OF_WINDOW,
+    NACK_TRIMMED,
+    NACK_TRIMMED_LASTHOP,
+    NIC_EVENT_DUPLICATE,
+    NIC_EVENT_NACK_SENT,
+    NIC_EVENT_OUT_OF_WINDOW,
+    NIC_EVENT_PROBE_ANSWERED,
+    NIC_EVENT_SACK_SENT,
+    SACK_MARK_SKIP_ONCE,
+    SACK_PR_PROBE,
+)
+
+B = WRITE_INNER_PLEN
+NO_PSN = 0xFFFFFF  # cumulative PSN before PSN 0 arrived (expected 0 - 1, 24 bits)
+EV0, EV1, EV2, EV3 = PEER_EVS
+
+
+class ReceiveInOrderTest(MrcNicTest):
+    """PSNs 0, 1, 2 in order (sack_every 1), over both planes: each is delivered to the
+    host decapsulated (inner IPv6 as sent, UDP, BTH with DestQP = local QPN) and
+    SACKed on the plane it came from: cumulative = PSN, bitmap 0, ack_psn_offset 0,
+    echoed EV, received bytes 104, 208, 312. qp_rx_counter +3, SACK_SENT +3."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=1)
+        rx_before = self.counter("qp_rx_counter", qp.qp_index)
+        sacks_before = self.counter("event_counter", NIC_EVENT_SACK_SENT)
+        for psn, ev in ((0, EV0), (1, EV1), (2, EV2)):
+            self.expect_delivered_and_sack(qp, fabric_data(qp, ev, psn), cumulative_psn=psn,
+                                           bitmap=0, received_bytes=B * (psn + 1))
+        self.assertEqual(self.counter("qp_rx_counter", qp.qp_index) - rx_before, 3)
+        self.assertEqual(self.counter("event_counter", NIC_EVENT_SACK_SENT) - sacks_before,
+                         3)
+
+
+class ReceiveOutOfOrderTest(MrcNicTest):
+    """Out of order (sack_every 1): PSN 2 first -> delivered, bit 2, cumulative
+    0xFFFFFF, offset 3; PSN 0 -> expected 1, the bitmap now starts at PSN 1 (0b10),
+    cumulative 0; PSN 1 fills the gap -> expected 3, bitmap 0, cumulative 2, offset -1;
+    PSN 5 -> bit 2 again (5 = 3 + 2), offset 3. Every one delivered."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=1)
+        steps = [  # (psn, EV, cumulative, bitmap)
+            (2, EV1, NO_PSN, 0b100),
+            (0, EV0, 0, 0b10),
+            (1, EV3, 2, 0),
+            (5, EV2, 2, 0b100),
+        ]
+        for n, (psn, ev, cumulative, bitmap) in enumerate(steps, 1):
+            self.expect_delivered_and_sack(qp, fabric_data(qp, ev, psn),
+                                           cumulative_psn=cumulative, bitmap=bitmap,
+                                           received_bytes=B * n)
+
+
+class DuplicateTest(MrcNicTest):
+    """Duplicates are SACKed but not delivered (4.1): PSN 0 again once expected is 1
+    (behind), and PSN 2 again while its bit is set. The duplicate SACK reports the same
+    window and received bytes as the last one. event_counter[DUPLICATE] +2, and only the
+    two new packets count in qp_rx_counter."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=1)
+        rx_before = self.counter("qp_rx_counter", qp.qp_index)
+        dup_before = self.counter("event_counter", NIC_EVENT_DUPLICATE)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0), cumulative_psn=0,
+                                       bitmap=0, received_bytes=B)
+        self.expect_sack_only(qp, fabric_data(qp, EV1, 0), cumulative_psn=0, bitmap=0,
+                              received_bytes=B)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV2, 2), cumulative_psn=0,
+                                       bitmap=0b10, received_bytes=2 * B)
+        self.expect_sack_only(qp, fabric_data(qp, EV3, 2), cumulative_psn=0, bitmap=0b10,
+                              received_bytes=2 * B)
+        self.assertEqual(self.counter("qp_rx_counter", qp.qp_index) - rx_before, 2)
+        self.assertEqual(self.counter("event_counter", NIC_EVENT_DUPLICATE) - dup_before, 2)
+
+
+class OutOfWindowTest(MrcNicTest):
+    """The 64-PSN window (NIC_RX_WINDOW), expected 0: PSN 64 (d = 64) and 0x7FFFFF
+    (d = 2^23 - 1) are NACKed PSN_OUT_OF_WINDOW with nack_psn = the PSN and not
+    delivered; 0x800000 (d = 2^23) is behind, a duplicate: SACK, offset 0x800000 -
+    0xFFFFFF = 1 (16 bits); PSN 63 (d = 63) is new: bit 63. event_counter
+    OUT_OF_WINDOW +2, NACK_SENT +2, DUPLICATE +1."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=1)
+        before = {e: self.counter("event_counter", e) for e in (
+            NIC_EVENT_OUT_OF_WINDOW, NIC_EVENT_NACK_SENT, NIC_EVENT_DUPLICATE)}
+        for psn, ev in ((64, EV0), (0x7FFFFF, EV1)):
+            self.expect_nack_only(qp, fabric_data(qp, ev, psn), NACK_PSN_OUT_OF_WINDOW)
+        self.expect_sack_only(qp, fabric_data(qp, EV2, 0x800000), cumulative_psn=NO_PSN,
+                              bitmap=0, received_bytes=0)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV3, 63), cumulative_psn=NO_PSN,
+                                       bitmap=1 << 63, received_bytes=B)
+        after = {e: self.counter("event_counter", e) - b for e, b in before.items()}
+        self.assertEqual(after, {NIC_EVENT_OUT_OF_WINDOW: 2, NIC_EVENT_NACK_SENT: 2,
+                                 NIC_EVENT_DUPLICATE: 1})
+
+
+class TrimmedNackTest(MrcNicTest):
+    """Trimmed arrivals (outer DSCP 12 / 16) get NACK TRIMMED / TRIMMED_LASTHOP with
+    their PSN and EV and are not delivered; the window is not touched: PSN 0 arriving
+    whole afterwards is the first new packet (cumulative 0, bitmap 0, 104 bytes).
+    event_counter[NACK_SENT] +2, qp_rx_counter +1."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=1)
+        rx_before = self.counter("qp_rx_counter", qp.qp_index)
+        nacks_before = self.counter("event_counter", NIC_EVENT_NACK_SENT)
+        self.expect_nack_only(qp, fabric_trimmed(qp, EV0, 5, DSCP_TRIMMED), NACK_TRIMMED)
+        self.expect_nack_only(qp, fabric_trimmed(qp, EV1, 0, DSCP_TRIMMED_LASTHOP),
+                              NACK_TRIMMED_LASTHOP)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV2, 0), cumulative_psn=0,
+                                       bitmap=0, received_bytes=B)
+        self.assertEqual(self.counter("qp_rx_counter", qp.qp_index) - rx_before, 1)
+        self.assertEqual(self.counter("event_counter", NIC_EVENT_NACK_SENT) - nacks_before,
+                         2)
+
+
+class CeSackTest(MrcNicTest):
+    """An outer ECN CE data packet is SACKed at once with mark SKIP_ONCE echoing its EV,
+    even with sack_every 4 (4.1); a non-CE packet right after is only delivered (fewer
+    than 4 new packets either way); PSN 2 CE on the other plane: SKIP_ONCE again."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=4)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0, ecn=ECN_CE),
+                                       cumulative_psn=0, bitmap=0, received_bytes=B,
+                                       mark=SACK_MARK_SKIP_ONCE)
+        self.expect_delivered_only(fabric_data(qp, EV2, 1))
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV1, 2, ecn=ECN_CE),
+                                       cumulative_psn=2, bitmap=0, received_bytes=3 * B,
+                                       mark=SACK_MARK_SKIP_ONCE)
+
+
+class SackCoalescingTest(MrcNicTest):
+    """sack_every 3: one SACK per 3 new packets (4.1): PSNs 0 and 1 are only delivered,
+    PSN 2 is delivered and SACKed (cumulative 2, 312 bytes), 3 and 4 only delivered,
+    5 SACKed (cumulative 5, 624 bytes)."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=3)
+        evs = (EV0, EV1, EV2, EV3, EV0, EV1)
+        for psn, ev in enumerate(evs):
+            data = fabric_data(qp, ev, psn)
+            if psn % 3 == 2:
+                self.expect_delivered_and_sack(qp, data, cumulative_psn=psn, bitmap=0,
+                                               received_bytes=B * (psn + 1))
+            else:
+                self.expect_delivered_only(data)
+
+
+class AckReqSackTest(MrcNicTest):
+    """With sack_every 8, BTH AckReq and BTH Retransmit (DSCP 8) each get a SACK at
+    once (4.1); a plain packet between them is only delivered. (The reply's BTH flags
+    byte is not compared: 4.3 fixes only its opcode, DestQP and PSN.)"""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=8)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0, ack_req=1),
+                                       cumulative_psn=0, bitmap=0, received_bytes=B,
+                                       bth_flags_open=True)
+        self.expect_delivered_only(fabric_data(qp, EV1, 1))
+        self.expect_delivered_and_sack(
+            qp, fabric_data(qp, EV3, 2, retransmit=1, dscp=DSCP_TRIMMABLE_RETX),
+            cumulative_psn=2, bitmap=0, received_bytes=3 * B, bth_flags_open=True)
+
+
+class ProbeAnswerTest(MrcNicTest):
+    """A PROBE from the fabric gets a SACK with pr = 1 echoing the probe's EV,
+    ack_psn_offset 0, and the QP's current window (4.2); it is not delivered. On a fresh
+    QP: cumulative 0xFFFFFF, bitmap 0, 0 bytes; after PSNs 0 and 2: cumulative 0,
+    bitmap 0b10, 208 bytes. event_counter[PROBE_ANSWERED] +2."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=1)
+        before = self.counter("event_counter", NIC_EVENT_PROBE_ANSWERED)
+        self.expect_sack_only(qp, fabric_probe(qp, EV1), cumulative_psn=NO_PSN, bitmap=0,
+                              received_bytes=0, pr=SACK_PR_PROBE)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0), cumulative_psn=0,
+                                       bitmap=0, received_bytes=B)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 2), cumulative_psn=0,
+                                       bitmap=0b10, received_bytes=2 * B)
+        self.expect_sack_only(qp, fabric_probe(qp, EV3, psn=0x123456), cumulative_psn=0,
+                              bitmap=0b10, received_bytes=2 * B, pr=SACK_PR_PROBE)
+        self.assertEqual(self.counter("event_counter", NIC_EVENT_PROBE_ANSWERED) - before, 2)

@@ -1,0 +1,87 @@
+"""The PTF suites of the repository and one shared ``scripts/run_ptf.sh --all`` run.
+
+The PTF tests of ``tests/`` (test_run_ptf_all.py, test_ptf_mrc_nic.py, ...) check what
+one ``--all`` run printed, so a pytest session starts each suite's target once.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN_PTF = ROOT / "scripts" / "run_ptf.sh"
+
+# Suite name (as run_ptf.sh --all names it) -> its PTF test folder.
+SUITE_DIRS = {
+    "smoke": ROOT / "ptf_tests" / "smoke",
+    "srv6_switch": ROOT / "ptf_tests" / "srv6_switch",
+    "mrc_nic": ROOT / "ptf_tests" / "mrc_nic",
+}
+# Generous: the three suites take well under a minute each on bm.
+ALL_TIMEOUT = 600
+
+
+def env() -> dict[str, str]:
+    """The environment for run_ptf.sh: this interpreter's bin first (ptf, python)."""
+    out = dict(os.environ)
+    out["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{out.get('PATH', '')}"
+    return out
+
+
+def test_classes(module: Path) -> set[str]:
+    """``module.Class`` for every class of ``module`` with a runTest (what PTF runs)."""
+    tests = set()
+    for node in ast.parse(module.read_text()).body:
+        if isinstance(node, ast.ClassDef) and any(
+                isinstance(item, ast.FunctionDef) and item.name == "runTest"
+                for item in node.body):
+            tests.add(f"{module.stem}.{node.name}")
+    return tests
+
+
+def suite_classes(suite: str) -> set[str]:
+    """Every test class of a suite's folder, as PTF names them in its output."""
+    found: set[str] = set()
+    for module in sorted(SUITE_DIRS[suite].glob("*.py")):
+        found |= test_classes(module)
+    return found
+
+
+@dataclass(frozen=True)
+class AllRun:
+    returncode: int
+    output: str
+
+    def section(self, suite: str) -> str:
+        """What the run printed for one suite (between its header and the next)."""
+        parts = re.split(r"^run_ptf\.sh --all: ---- suite (\w+) ----$", self.output,
+                         flags=re.MULTILINE)
+        sections = dict(zip(parts[1::2], parts[2::2], strict=True))
+        return sections.get(suite, "")
+
+    def results(self, suite: str) -> dict[str, str]:
+        """``module.Class`` -> PTF's verdict ("ok", "FAIL", "skipped ...") for a suite."""
+        return dict(re.findall(r"^(\w+\.\w+) \.\.\. (.+?)\s*$", self.section(suite),
+                               re.MULTILINE))
+
+    def verdict(self, suite: str) -> str | None:
+        """The suite's summary line verdict ("passed", "FAILED (exit N)") or None."""
+        found = re.search(rf"^run_ptf\.sh --all: {suite}: (.+?)\s*$", self.output,
+                          re.MULTILINE)
+        return found.group(1) if found else None
+
+
+@cache
+def run_all(target: str = "bm") -> AllRun:
+    """``scripts/run_ptf.sh --all --target TARGET``, once per pytest session."""
+    proc = subprocess.run(["bash", str(RUN_PTF), "--all", "--target", target], cwd=ROOT,
+                          env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=ALL_TIMEOUT)
+    return AllRun(proc.returncode, proc.stdout)
