@@ -68,7 +68,8 @@ control NicClassify(inout headers_t hdr, inout nic_metadata_t meta,
             if (hdr.packet_out.egress_port == PACKET_OUT_TRANSMIT) {
                 from_host = true;
             } else if (hdr.packet_out.egress_port >= 512
-                    || (bit<9>)hdr.packet_out.egress_port == CPU_PORT) {
+                    || (bit<9>)hdr.packet_out.egress_port == CPU_PORT
+                    || (bit<9>)hdr.packet_out.egress_port == DROP_PORT) {
                 meta.drop_reason = NIC_DROP_BAD_PACKET_OUT;
             } else {
                 meta.out_port = (bit<9>)hdr.packet_out.egress_port;
