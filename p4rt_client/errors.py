@@ -78,6 +78,20 @@ class P4RuntimeWriteError(Exception):
             text += " [" + "; ".join(failed) + "]"
         super().__init__(text)
 
+    def summary(self) -> str:
+        """One line: the first failed update's code and message, else the RPC's."""
+        failed = self.failed_updates()
+        if failed:
+            index, error = failed[0]
+            more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+            return f"{code_name(error.canonical_code)}: {error.message}{more}"
+        return f"{self.code.name}: {self.details}"
+
+    def is_unimplemented(self) -> bool:
+        """Whether the server said it does not support what was asked."""
+        codes = self.failed_codes() or [self.code.value[0]]
+        return all(c == code_pb2.UNIMPLEMENTED for c in codes)
+
     def failed_codes(self) -> list[int]:
         """canonical codes of the updates that failed (per-update details)."""
         return [e.canonical_code for _, e in self.errors if e.canonical_code != code_pb2.OK]

@@ -98,6 +98,10 @@ class P4InfoHelper:
     def get_id(self, kind: str, name: str) -> int:
         return int(self.get(kind, name).preamble.id)
 
+    def by_id(self, object_id: int) -> Any:
+        """The P4Info object (table, action, counter...) with this id."""
+        return self._by_id[object_id]
+
     def name_of(self, object_id: int) -> str:
         return str(self._by_id[object_id].preamble.name)
 

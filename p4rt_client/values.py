@@ -19,11 +19,14 @@ def parse_int(text: str) -> int:
     """A number written in decimal, ``0x`` hex or ``0b`` binary; ValueError if not.
     Decimal may have leading zeros (``010`` is ten, as BMv2's CLI reads it)."""
     prefix = text[:2].lower()
-    if prefix in ("0x", "0b"):
-        return int(text[2:], 16 if prefix == "0x" else 2)
-    if not text.isdigit():
+    digits, base = (text[2:], 16 if prefix == "0x" else 2) if prefix in ("0x", "0b") \
+        else (text, 10)
+    if not digits.isalnum() or not digits.isascii():  # int() would take "_", "+", " "
         raise ValueError(f"'{text}' is not a number")
-    return int(text, 10)
+    try:
+        return int(digits, base)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a number") from None
 
 
 def _is_mac(text: str) -> bool:

@@ -16,13 +16,13 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from behavioral_model.cli import check, p4info, stf, switch
+from behavioral_model.cli import check, p4info, runtime_cli, stf, switch
 from behavioral_model.cli.common import EXIT_FAILURE, CliError, Subcommand
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 SUBCOMMANDS: list[Subcommand] = [check.SUBCOMMAND, p4info.SUBCOMMAND, stf.SUBCOMMAND,
-                                 switch.SUBCOMMAND]
+                                 switch.SUBCOMMAND, runtime_cli.SUBCOMMAND]
 
 
 def _prog_name() -> str:
