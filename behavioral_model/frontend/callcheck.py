@@ -181,6 +181,12 @@ class CallChecker:
         t = self._generic_call(call, method, scope, bindings, "extern_method", expected,
                                extra_type_params=tuple(decl.type_params))
         call.target.receiver = receiver
+        if decl.name == "packet_in" and name == "extract" and call.args:
+            # core.p4: extract fills one header; a union or a stack is filled through
+            # one of its members or `next` (spec 12.8.1).
+            arg = call.args[0].value
+            if not isinstance(arg.type, HeaderT | TypeVar):
+                raise P4TypeError(f"extract needs a header, got {arg.type}", arg.loc)
         call.target.bindings.setdefault("__extern__", et)
         return t
 

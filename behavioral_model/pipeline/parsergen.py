@@ -248,15 +248,18 @@ class ParserGenMixin:
         self.after_extract(target)
 
     def extract_destination(self, target: ast.Expression) -> str:
-        """Code of the header object extracted into; `stack.next` checks the bound."""
-        if isinstance(target, ast.MemberExpr) and isinstance(strip(target.base.type), StackT) \
-                and target.member == "next":
-            stack = self.expr(target.base)  # type: ignore[attr-defined]
-            size = strip(target.base.type).size
+        """Code of the header object extracted into. `stack.next`, and `stack.next.h`
+        for a stack of header unions, check the bound (StackOutOfBounds, spec 8.18);
+        extracting a union member invalidates the union's other members (8.20)."""
+        stack_node = _next_of_stack(target)
+        if stack_node is not None:
+            stack = self.expr(stack_node)  # type: ignore[attr-defined]
+            size = strip(stack_node.type).size
             self.w.line(f"if {stack}.next_index >= {size}:")
             with self.w.indent():
                 self.w.line(f"raise _ParserError({self.checked.error_code('StackOutOfBounds')})")
-            return f"{stack}.elems[{stack}.next_index]"
+            if target.base is stack_node:
+                return f"{stack}.elems[{stack}.next_index]"
         if self.is_union_member(target):  # type: ignore[attr-defined]
             union = self.expr(target.base)  # type: ignore[attr-defined]
             for f, ft in strip(target.base.type).fields:
@@ -265,9 +268,9 @@ class ParserGenMixin:
         return self.expr(target)  # type: ignore[attr-defined]
 
     def after_extract(self, target: ast.Expression) -> None:
-        if isinstance(target, ast.MemberExpr) and isinstance(strip(target.base.type), StackT) \
-                and target.member == "next":
-            self.w.line(f"{self.expr(target.base)}.next_index += 1")  # type: ignore
+        stack_node = _next_of_stack(target)
+        if stack_node is not None:
+            self.w.line(f"{self.expr(stack_node)}.next_index += 1")  # type: ignore
 
     def extractor(self, t: Type, varbit: bool) -> str:
         """A module-level function extracting header type `t` (generated once per type)."""
@@ -338,6 +341,18 @@ class ParserGenMixin:
         cache[key] = fn
         self.helpers.append(emit_source(fn, t))
         return fn
+
+
+def _next_of_stack(target: ast.Expression) -> ast.Expression | None:
+    """The stack of an extract target `stack.next` or, in a stack of header unions,
+    `stack.next.member` (BMv2 then advances the union stack); else None."""
+    node = target
+    if isinstance(node, ast.MemberExpr) and isinstance(strip(node.base.type), HeaderUnionT):
+        node = node.base
+    if isinstance(node, ast.MemberExpr) and node.member == "next" \
+            and isinstance(strip(node.base.type), StackT):
+        return node.base
+    return None
 
 
 def _is_packet_in(p: ast.Parameter) -> bool:
