@@ -27,3 +27,5 @@ def test_bench_model_quick() -> None:
     figure("(b) ", r"srv6_switch\.p4: (not present yet|compiled; front-end .* ms|does NOT compile)")
     figure("(c) ", rf"front-end \(preprocess\+parse\+check\) {NUMBER} ms")
     figure("(c) ", rf"compile \(pipeline codegen\) {NUMBER} ms")
+    figure("(d) ", rf"mrc_nic\.p4 transmit .*: {NUMBER} pps, {NUMBER} us/packet")
+    figure("(d')", rf"mrc_nic\.p4 receive .*: {NUMBER} pps, {NUMBER} us/packet")
