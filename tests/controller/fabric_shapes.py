@@ -1,0 +1,54 @@
+"""Topology documents for the controller tests: a Clos shape, written compactly (``clos``)
+or listed device by device with the same names, ports and MACs (its twin)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from controller.topology.fabric import usable_ports
+
+
+@dataclass(frozen=True)
+class Shape:
+    planes: int
+    t1: int
+    t0: int
+    nics_per_t0: int
+
+    @property
+    def nics(self) -> int:
+        return self.t0 * self.nics_per_t0
+
+
+def clos_document(shape: Shape, qps: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "name": "generated",
+        "clos": {"planes": shape.planes, "t1_per_plane": shape.t1, "t0_per_plane": shape.t0,
+                 "nics_per_t0": shape.nics_per_t0},
+        "qps": qps,
+    }
+
+
+def listed_document(shape: Shape, qps: list[dict[str, Any]]) -> dict[str, Any]:
+    """The same fabric as ``clos_document``, every device and link written out."""
+    k = shape.nics_per_t0
+    ports = list(islice(usable_ports(9), max(k + shape.t1, shape.t0)))
+    address = iter(range(40000, 60000))
+
+    def device(name: str) -> dict[str, Any]:
+        return {"name": name, "address": f"127.0.0.1:{next(address)}"}
+
+    planes, links = [], []
+    for p in range(shape.planes):
+        planes.append({"t1": [device(f"p{p}-t1-{i}") for i in range(shape.t1)],
+                       "t0": [device(f"p{p}-t0-{j}") for j in range(shape.t0)]})
+        for j in range(shape.t0):
+            for d in range(k):
+                links.append([f"nic{j * k + d}:{p + 1}", f"p{p}-t0-{j}:{ports[d]}"])
+            for i in range(shape.t1):
+                links.append([f"p{p}-t0-{j}:{ports[k + i]}", f"p{p}-t1-{i}:{ports[j]}"])
+    nics = [{**device(f"nic{n}"), "ports": list(range(1, shape.planes + 1))}
+            for n in range(shape.nics)]
+    return {"name": "generated", "planes": planes, "nics": nics, "links": links, "qps": qps}
