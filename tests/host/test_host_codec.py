@@ -3,6 +3,8 @@ directions, for every frame kind the host encodes or decodes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
@@ -167,7 +169,7 @@ def good_frame() -> bytes:
     lambda f: f[:62] + b"\x64" + f[63:],               # an opcode the host port lacks
 ], ids=["short", "ipv4", "tcp", "port", "plen-long", "plen-short", "cut", "extra",
         "opcode"])
-def test_malformed_frames_raise_frame_error(mangle) -> None:  # noqa: ANN001
+def test_malformed_frames_raise_frame_error(mangle: Callable[[bytes], bytes]) -> None:
     frame = mangle(good_frame())
     with pytest.raises(FrameError):
         decode_frame(frame)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from host.clock import ManualClock
-from host.codec import Route, encode_probe, encode_sack, encode_write
+from host.codec import Route, WritePacket, encode_probe, encode_sack, encode_write
 from host.config import TransportConfig
 from host.endpoint import Endpoint, ipv6_bytes
 from host.memory import MemoryRegion
@@ -100,7 +100,7 @@ def test_lost_tail_is_recovered_by_timeout_and_reported() -> None:
     b.register(MemoryRegion(0, 1 << 16, rkey=0))
     lost_once = {3}
 
-    def fate(packet) -> str:  # noqa: ANN001
+    def fate(packet: WritePacket) -> str:
         if packet.psn in lost_once and not packet.retransmit:
             return DROP
         return DELIVER
@@ -117,7 +117,7 @@ def test_trimmed_packets_are_retransmitted_without_loss_reports() -> None:
     region = b.register(MemoryRegion(0, 1 << 16, rkey=0))
     trimmed: set[int] = set()
 
-    def fate(packet) -> str:  # noqa: ANN001
+    def fate(packet: WritePacket) -> str:
         if packet.psn % 2 == 0 and packet.psn not in trimmed:
             trimmed.add(packet.psn)
             return TRIM
@@ -140,7 +140,7 @@ def test_messages_arrive_intact_through_drops_trims_and_reordering(
     region = b.register(MemoryRegion(0, 1 << 16, rkey=0))
     rng = random.Random(seed)
 
-    def fate(_packet) -> str:  # noqa: ANN001
+    def fate(_packet: WritePacket) -> str:
         roll = rng.random()
         if roll < loss:
             return DROP

@@ -6,7 +6,7 @@ after every call into it. The NICs are the fake pair of tests/host/fake_nic.py."
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 
 import simpy
 from fake_nic import DELIVER, DROP, BackToBack
@@ -42,7 +42,7 @@ class SimPort:
         self._receiver: Receiver | None = None
 
     def _later(self, action: Callable[[], None]) -> None:
-        def run():  # noqa: ANN202 - a simpy process
+        def run() -> Generator[simpy.Event, object, None]:
             yield self.env.timeout(LINK_DELAY)
             action()
         self.env.process(run())
@@ -86,7 +86,8 @@ class Timer:
         if deadline is not None:
             self.env.process(self._wait(deadline, self._generation))
 
-    def _wait(self, deadline: float, generation: int):  # noqa: ANN202 - a simpy process
+    def _wait(self, deadline: float, generation: int
+              ) -> Generator[simpy.Event, object, None]:
         yield self.env.timeout(max(0.0, deadline - self.env.now))
         if generation == self._generation:
             self.fired += 1
