@@ -31,14 +31,19 @@ def clos_document(shape: Shape, qps: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def listed_document(shape: Shape, qps: list[dict[str, Any]]) -> dict[str, Any]:
-    """The same fabric as ``clos_document``, every device and link written out."""
+def listed_document(shape: Shape, qps: list[dict[str, Any]],
+                    fixed_usids: dict[str, int] | None = None) -> dict[str, Any]:
+    """The same fabric as ``clos_document``, every device and link written out;
+    ``fixed_usids`` gives some switches their uSID."""
     k = shape.nics_per_t0
     ports = list(islice(usable_ports(9), max(k + shape.t1, shape.t0)))
     address = iter(range(40000, 60000))
 
     def device(name: str) -> dict[str, Any]:
-        return {"name": name, "address": f"127.0.0.1:{next(address)}"}
+        spec = {"name": name, "address": f"127.0.0.1:{next(address)}"}
+        if fixed_usids and name in fixed_usids:
+            spec["usid"] = fixed_usids[name]
+        return spec
 
     planes, links = [], []
     for p in range(shape.planes):
