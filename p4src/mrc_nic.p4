@@ -151,8 +151,10 @@ control NicIngress(inout headers_t hdr,
             if (meta.tx_data) {
                 transmit.apply(hdr, meta);
             } else if (meta.tx_probe) {
-                // A probe goes on the EV the host chose, whatever its state.
+                // A probe goes on the EV the host chose, whatever its state, as
+                // trimmable data (docs/mrc-protocol.md section 3).
                 meta.ev = hdr.udp.src_port ++ hdr.ipv6.flow_label[15:0];
+                meta.dscp = DSCP_TRIMMABLE;
             } else if (meta.rx_data || meta.rx_probe) {
                 meta.ev = hdr.udp.src_port ++ hdr.ipv6.flow_label[15:0];
                 receive.apply(hdr, meta);
