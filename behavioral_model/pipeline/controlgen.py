@@ -21,6 +21,7 @@ from ..frontend.naming import (
     table_property_instance,
 )
 from ..frontend.types import ActionRunT, BitT, BoolT, HeaderUnionT, StackT, StructLike
+from .aliasing import by_reference
 from .exprgen import strip
 from .values import py_name
 
@@ -244,7 +245,19 @@ class ControlGenMixin:
                 return
         target = self.expr(lhs)
         t = strip(lhs.type)
-        if isinstance(t, StructLike | StackT):
+        if self.is_union_member(lhs):
+            # Spec 8.20: a member made valid by the assignment invalidates the others
+            # (BMv2: a header union has at most one valid member).
+            tmp = self.module.fresh("hu")
+            self.w.line(f"{tmp} = {value}")
+            self.w.line(f"{target}._set({tmp})")
+            self.w.line(f"if {tmp}._valid:")
+            with self.w.indent():
+                union = self.expr(lhs.base)
+                for f, ft in strip(lhs.base.type).fields:
+                    if f != lhs.member:
+                        self.w.line(f"{union}.{py_name(f)}._set({self.values.default_expr(ft)})")
+        elif isinstance(t, StructLike | StackT):
             self.w.line(f"{target}._set({value})")
         else:
             self.w.line(f"{target} = {value}")
@@ -402,43 +415,47 @@ class ControlGenMixin:
         finally:
             self.loops = saved
 
-    def bind_param(self, p: ast.Parameter, a: ast.Expression | None
+    def bind_param(self, p: ast.Parameter, a: ast.Expression | None, by_ref: bool = False
                    ) -> tuple[ast.Expression, str] | None:
         """Bind a callee parameter to its argument (spec 6.8: copy-in/copy-out).
 
-        Headers, structs and stacks are passed by reference (the callee writes through).
-        Scalar out/inout arguments are copied into a local; the returned (argument, local)
-        pair is for `copy_out` after the body, in parameter order."""
+        The parameter becomes a local: a copy of an `in`/`inout` argument, the default
+        value (headers invalid) for `out`. The returned (argument, local) pair is for
+        `copy_out` after the body, in parameter order. With `by_ref` (see aliasing) a
+        header, struct or stack parameter is the argument itself: the callee writes
+        through, an `out` one is reset first."""
+        default = self.values.default_expr(p.type_ref.resolved)
         if a is None:
             name = self.module.fresh(p.name)
-            self.w.line(f"{name} = {self.values.default_expr(p.type_ref.resolved)}")
+            self.w.line(f"{name} = {default}")
             self.env[id(p)] = name
             return None
         composite = isinstance(strip(p.type_ref.resolved), StructLike | StackT)
+        if composite and by_ref and not isinstance(a, ast.DontCareExpr):
+            target = self.expr(a)
+            if p.direction == "out":
+                self.w.line(f"{target}._set({default})")
+            self.env[id(p)] = target
+            return None
+        name = self.module.fresh(p.name)
         if p.direction in ("out", "inout") and not isinstance(a, ast.DontCareExpr):
-            if composite:
-                self.env[id(p)] = self.expr(a)
-                return None
-            name = self.module.fresh(p.name)
-            value = self.expr(a) if p.direction == "inout" else \
-                self.values.default_expr(p.type_ref.resolved)
+            value = self.copy_if_composite(self.expr(a), a) if p.direction == "inout" \
+                else default
             self.w.line(f"{name} = {value}")
             self.env[id(p)] = name
             return (a, name)
-        name = self.module.fresh(p.name)
-        value = self.expr(a) if not isinstance(a, ast.DontCareExpr) else \
-            self.values.default_expr(p.type_ref.resolved)
-        if p.direction == "" and composite:
+        value = self.expr(a) if not isinstance(a, ast.DontCareExpr) else default
+        if composite:
             value = self.copy_if_composite(value, a)
         self.w.line(f"{name} = {value}")
         self.env[id(p)] = name
         return None
 
-    def bind_params(self, params: list[ast.Parameter], args: list[Any]
-                    ) -> list[tuple[ast.Expression, str]]:
+    def bind_params(self, params: list[ast.Parameter], args: list[Any],
+                    by_ref: set[int] | None = None) -> list[tuple[ast.Expression, str]]:
         copies = []
-        for p, a in zip(params, args, strict=False):
-            copy = self.bind_param(p, a)
+        for i, (p, a) in enumerate(zip(params, args, strict=False)):
+            copy = self.bind_param(p, a, by_ref is not None and i in by_ref)
             if copy is not None:
                 copies.append(copy)
         return copies
@@ -474,7 +491,8 @@ class ControlGenMixin:
         if isinstance(decl, ast.ParserDecl):
             self.inline_subparser(decl, call, child)  # type: ignore[attr-defined]
             return
-        copies = self.bind_params(decl.params, target.args)
+        copies = self.bind_params(decl.params, target.args,
+                                  by_reference(decl.params, target.args))
         built = child.inst if isinstance(child.inst, ast.InstantiationDecl
                                          | ast.ConstructorCallExpr) else None
         for p, a in zip(decl.constructor_params, built.args if built else [], strict=False):

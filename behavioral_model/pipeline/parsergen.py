@@ -22,6 +22,7 @@ from ..frontend.types import (
     StructT,
     Type,
 )
+from .aliasing import by_reference
 from .exprgen import strip
 from .headercodec import emit_source, extract_source, fixed_width
 from .values import py_name
@@ -103,11 +104,12 @@ class ParserGenMixin:
         the same packet cursor; its reject rejects the caller too (spec 12.9)."""
         target = call.target
         copies = []
-        for p, a in zip(decl.params, target.args, strict=True):
+        shared = by_reference(decl.params, target.args)
+        for i, (p, a) in enumerate(zip(decl.params, target.args, strict=True)):
             if _is_packet_in(p):
                 self.env[id(p)] = "buf"
             else:
-                copy = self.bind_param(p, a)  # type: ignore[attr-defined]
+                copy = self.bind_param(p, a, i in shared)  # type: ignore[attr-defined]
                 if copy is not None:
                     copies.append(copy)
         saved = self.block  # type: ignore[has-type]
