@@ -94,6 +94,9 @@ class Endpoint:
         self._host_mac = mac_bytes(host_mac)
         self._nic_mac = mac_bytes(nic_mac)
         self._qps: dict[int, _Qp] = {}
+        # Senders with data queued or unacknowledged: only they have timers, so
+        # next_deadline and on_timer cost nothing for idle QPs.
+        self._busy: dict[int, QpSender] = {}
         self._completions: deque[Completion] = deque()
 
     # -- set-up ----------------------------------------------------------------------
@@ -137,7 +140,10 @@ class Endpoint:
                              "the 64-bit space")
         if not 0 <= rkey < 1 << 32 or (imm is not None and not 0 <= imm < 1 << 32):
             raise ValueError("rkey and imm are 32-bit values")
-        return sender.write(view, remote_addr, rkey, imm)
+        handle = sender.write(view, remote_addr, rkey, imm)
+        if not sender.idle:
+            self._busy[qp] = sender
+        return handle
 
     def probe(self, qp: int, ev: int) -> int:
         """Post a probe on EV ``ev`` of QP ``qp``; returns the probe id."""
@@ -164,7 +170,7 @@ class Endpoint:
     @property
     def idle(self) -> bool:
         """True when no QP has anything to send or to be acknowledged."""
-        return all(q.sender is None or q.sender.idle for q in self._qps.values())
+        return not self._busy
 
     def _qp(self, qp: int) -> _Qp:
         found = self._qps.get(qp)
@@ -210,6 +216,7 @@ class Endpoint:
             stats.unexpected_opcode += 1  # acknowledgements for a QP that never sends
         elif isinstance(packet, SackPacket):
             qp.sender.on_sack(packet)
+            self._update_busy(packet.dest_qp, qp.sender)
             if packet.pr == SACK_PR_PROBE:
                 qp.stats.probe_answers += 1
                 if self.on_probe_answer is not None:
@@ -219,18 +226,23 @@ class Endpoint:
         else:
             stats.unexpected_opcode += 1  # the NIC answers probes, never delivers them
 
+    def _update_busy(self, qpn: int, sender: QpSender) -> None:
+        if sender.idle:
+            self._busy.pop(qpn, None)
+        else:
+            self._busy[qpn] = sender
+
     def next_deadline(self) -> float | None:
         """The earliest time ``on_timer`` has work to do; None when no timer runs."""
         earliest = None
-        for qp in self._qps.values():
-            if qp.sender is not None:
-                deadline = qp.sender.deadline()
-                if deadline is not None and (earliest is None or deadline < earliest):
-                    earliest = deadline
+        for sender in self._busy.values():
+            deadline = sender.deadline()
+            if deadline is not None and (earliest is None or deadline < earliest):
+                earliest = deadline
         return earliest
 
     def on_timer(self) -> None:
         """Run every QP timer that is due (calling it early is harmless)."""
-        for qp in list(self._qps.values()):
-            if qp.sender is not None:
-                qp.sender.on_timer()
+        for qpn, sender in list(self._busy.items()):
+            sender.on_timer()
+            self._update_busy(qpn, sender)

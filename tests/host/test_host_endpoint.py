@@ -73,7 +73,7 @@ def test_write_between_two_endpoints() -> None:
     a, b, clock = pair()
     region = b.register(MemoryRegion(0, 1 << 20, rkey=3))
     net = BackToBack(a, b, clock)
-    data = bytes(random.Random(7).randrange(256) for _ in range(200_000))
+    data = random.Random(7).randbytes(200_000)
     handle = a.write(QP, data, 0x100, rkey=3)
     net.run()
     assert handle.ok

@@ -45,7 +45,7 @@ def receiver(size: int = 1 << 16) -> tuple[Endpoint, MemoryRegion]:
 
 def test_reassembly_in_reverse_order() -> None:
     endpoint, region = receiver()
-    data = bytes(random.Random(1).randrange(256) for _ in range(1000))
+    data = random.Random(1).randbytes(1000)
     frames = frames_of((data, BASE + 100))
     for frame in reversed(frames[1:]):
         endpoint.handle_frame(frame)
@@ -140,7 +140,7 @@ def test_any_arrival_order_with_duplicates_completes_every_message_intact(
     messages = []
     addr = BASE
     for size in sizes:
-        messages.append((bytes(rng.randrange(256) for _ in range(size)), addr))
+        messages.append((rng.randbytes(size), addr))
         addr += size + 7
     frames = frames_of(*messages)
     order = data.draw(st.permutations(frames))

@@ -5,7 +5,7 @@ write completion. Time is a ManualClock: nothing sleeps."""
 from __future__ import annotations
 
 import pytest
-from host_harness import QP, OneEndpoint
+from host_harness import PEER, QP, OneEndpoint
 
 from host.codec import NackPacket, ProbePacket, WritePacket
 from host.completions import WriteError
@@ -312,3 +312,21 @@ def test_writes_and_probes_need_a_peer_and_an_open_qp() -> None:
         side.endpoint.write(QP, b"x", -1)
     with pytest.raises(ValueError):
         side.endpoint.probe(QP, 1 << 32)
+
+
+def test_next_deadline_is_the_earliest_over_the_qps() -> None:
+    side = OneEndpoint(TransportConfig(rto=1.0))
+    side.endpoint.open_qp(6, PEER)
+    side.clock.set(0.5)
+    side.endpoint.write(6, b"later", 0)
+    side.clock.set(0.7)
+    side.endpoint.write(QP, b"latest", 0)
+    assert side.endpoint.next_deadline() == 1.5
+    side.posted()
+    side.timer()  # QP 6 only
+    assert [(p.dest_qp, type(p).__name__) for p in side.posted()] == [
+        (6, "NackPacket"), (6, "WritePacket")]
+    assert side.endpoint.next_deadline() == pytest.approx(1.7)
+    side.sack(cumulative=0)
+    side.sack(cumulative=0, qp=6)
+    assert side.endpoint.idle and side.endpoint.next_deadline() is None
