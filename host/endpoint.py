@@ -37,7 +37,6 @@ __all__ = ["Endpoint", "ipv6_bytes", "mac_bytes"]
 DEFAULT_HOST_MAC = "02:00:00:00:00:01"
 DEFAULT_NIC_MAC = "02:00:00:00:00:02"
 _QPN_LIMIT = 1 << 24  # BTH DestQP is 24 bits
-_UNSET = bytes(16)
 
 ProbeAnswer = Callable[[int, int], object]
 """``on_probe_answer(qp, ev)``: a SACK answered a probe on EV ``ev``."""
@@ -64,7 +63,7 @@ class _Qp:
     __slots__ = ("sender", "receiver", "stats", "peer")
 
     def __init__(self, sender: QpSender | None, receiver: QpReceiver, stats: QpStats,
-                 peer: bytes) -> None:
+                 peer: bytes | None) -> None:
         self.sender = sender
         self.receiver = receiver
         self.stats = stats
@@ -74,8 +73,8 @@ class _Qp:
 class Endpoint:
     """One host: its NIC address ``local``, the QPs it opened and its memory regions.
 
-    ``on_complete(completion)`` is called for every message received whole (they are
-    also queued for :meth:`poll_completions` unless a callback is given);
+    ``on_complete(completion)`` is called for every message received whole (without
+    it, completions are queued for :meth:`poll_completions`);
     ``on_probe_answer(qp, ev)`` for every SACK that answers a probe."""
 
     def __init__(self, port: PacketPort, local: str | bytes | ipaddress.IPv6Address, *,
@@ -112,7 +111,7 @@ class Endpoint:
             raise ValueError(f"QP {qpn} is already open")
         stats = QpStats()
         sender = None
-        peer_bytes = _UNSET
+        peer_bytes = None
         if peer is not None:
             peer_bytes = ipv6_bytes(peer)
             # What the host posts: SA this NIC, DA the peer NIC (mrc-nic.md 3).
@@ -202,7 +201,7 @@ class Endpoint:
         if qp is None:
             stats.unknown_qp += 1
             return
-        if qp.peer != _UNSET and packet.src != qp.peer:
+        if qp.peer is not None and packet.src != qp.peer:
             stats.wrong_peer += 1
             return
         if isinstance(packet, WritePacket):
