@@ -56,6 +56,7 @@ _PROBE = struct.Struct("!IHHHHHH")
 _ETH_BYTES = 14
 _IPV6_BYTES = 40
 _UDP_BYTES = 8
+_BTH_BYTES = 12
 PREFIX_BYTES = _PREFIX.size
 # Offset of the BTH flags byte (AckReq, reserved, Retransmit, TSETH present, reserved 4).
 _BTH_FLAGS_OFFSET = _ETH_BYTES + _IPV6_BYTES + _UDP_BYTES + 8
@@ -174,9 +175,6 @@ def _prefix(route: Route, body_len: int, opcode: int, dest_qp: int, psn: int,
         udp_len, IP_PROTO_UDP, route.hop_limit, route.src, route.dst,
         route.sport, MRC_UDP_PORT, udp_len, 0,
         opcode, 0, _PKEY_DEFAULT, dest_qp & _U24, flags << 24 | psn & _U24)
-
-
-_BTH_BYTES = 12
 
 
 def encode_write(route: Route, *, opcode: int, dest_qp: int, psn: int, msg_seq: int,
