@@ -65,18 +65,16 @@ def parse_topology(text: str, source: str) -> Fabric:
 
 
 def _schema_problem(error: Any) -> Problem:
-    # pydantic names the member of a union it tried (str, QpEndpointSpec...): not a key of
-    # the file, so it is left out of the path.
-    loc = [part for part in error["loc"] if isinstance(part, int) or not _is_type_tag(part)]
     message = error["msg"]
+    if error["type"] == "model_type":
+        # pydantic would name the model class, which means nothing to the file's author.
+        message = "should be a mapping (key: value)"
+    elif error["type"] == "value_error":
+        message = str(error["ctx"]["error"])
     value = error.get("input")
     if isinstance(value, (str, int, float, bool)) and error["type"] != "missing":
         message += f" (got {value!r})"
-    return Problem(location(loc), message)
-
-
-def _is_type_tag(part: str) -> bool:
-    return part[:1].isupper() or part in ("str", "int", "list[str]") or "[" in part
+    return Problem(location(error["loc"]), message)
 
 
 def _qp_path_problems(fabric: Fabric) -> list[Problem]:

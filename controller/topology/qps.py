@@ -9,7 +9,7 @@ from protocol import constants as c
 
 from .errors import Problem
 from .fabric import QpDecl, QpEnd
-from .schema import QpEndpointSpec, QpSettings, QpSpec
+from .schema import QpSettings, QpSpec
 
 # QPNs the controller hands out start here: InfiniBand reserves QP0 and QP1 [ours].
 QP_QPN_BASE = 0x100
@@ -42,7 +42,7 @@ def resolve_qps(specs: Sequence[QpSpec], defaults: QpSettings, planes: int,
     # First pass: explicit QPNs, so that allocated ones can step around them.
     for q, qp in enumerate(specs):
         for e, endpoint in enumerate(qp.endpoints):
-            if isinstance(endpoint, QpEndpointSpec) and endpoint.qpn is not None:
+            if endpoint.qpn is not None:
                 taken = explicit_qpns.setdefault(endpoint.nic, {})
                 where = f"qps[{q}].endpoints[{e}].qpn"
                 if endpoint.qpn in taken:
@@ -78,10 +78,8 @@ def resolve_qps(specs: Sequence[QpSpec], defaults: QpSettings, planes: int,
             problems.append(Problem(f"{where}.min_active", (
                 f"{settings['min_active']} is more than the QP's {ev_slots} EV slots")))
 
-        endpoints = [e if isinstance(e, QpEndpointSpec) else QpEndpointSpec(nic=e)
-                     for e in qp.endpoints]
         ends: list[QpEnd] = []
-        for e, endpoint in enumerate(endpoints):
+        for e, endpoint in enumerate(qp.endpoints):
             nic = endpoint.nic
             if not is_nic(nic):
                 problems.append(Problem(f"{where}.endpoints[{e}]", f"no NIC named {nic!r}"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from protocol import constants as c
 
@@ -64,10 +64,22 @@ class QpEndpointSpec(Strict):
     qpn: Annotated[int, Field(ge=0, lt=1 << 24)] | None = None
 
 
+def _endpoint_by_name(value: object) -> object:
+    """A bare NIC name is short for ``{nic: NAME}``."""
+    if isinstance(value, str):
+        return {"nic": value}
+    if not isinstance(value, dict):
+        raise ValueError("should be a NIC name or {nic: NAME, qpn: N}")
+    return value
+
+
+QpEndpoint = Annotated[QpEndpointSpec, BeforeValidator(_endpoint_by_name)]
+
+
 class QpSpec(QpSettings):
     name: str
     # Two NICs: a name each, or {nic: NAME, qpn: N}.
-    endpoints: Annotated[list[str | QpEndpointSpec], Field(min_length=2, max_length=2)]
+    endpoints: Annotated[list[QpEndpoint], Field(min_length=2, max_length=2)]
 
 
 class SwitchSpec(Strict):

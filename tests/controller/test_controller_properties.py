@@ -125,6 +125,8 @@ def test_listed_twin_plans_the_same_entries_and_sizes(fabric: tuple[Shape, list[
     for device in generated.device_names():
         entities = generated.device_entities(device)
         assert entities == listed.device_entities(device)
+        # One entity per key: P4Runtime would refuse a second insert of the same key.
+        assert len({e.key for e in entities}) == len(entities)
         role = generated.role_of(device)
         streamed.update((role, entity_kind(e)) for e in entities)
     # The summary counts one device per group; a walk over every device agrees.

@@ -86,7 +86,7 @@ CASES = {
         "planes[0].t1[1].mac: '02:00' is not a MAC address"),
     "qp_endpoint_type": (
         _edit("endpoints: [nic0, nic2]", "endpoints: [nic0, 7]"),
-        "qps[0].endpoints[1]: Input should be a valid string"),
+        "qps[0].endpoints[1]: should be a NIC name or {nic: NAME, qpn: N} (got 7)"),
     "clos_wrong_type": (
         "clos: {planes: eight, t1_per_plane: 2, t0_per_plane: 2, nics_per_t0: 2}\n",
         "clos.planes: Input should be a valid integer"),
