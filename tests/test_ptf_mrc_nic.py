@@ -26,11 +26,12 @@ TEST_CLASSES = {
     "nic_sender.SkipOnceTest", "nic_sender.TrimNackSenderTest",
     "nic_sender.AlwaysSkipRetireTest", "nic_sender.HostLossReportTest",
     "nic_sender.FloorTest", "nic_sender.ProbeRestoreTest",
-    "nic_sender.HostProbeOnRetiredEvTest",
+    "nic_sender.HostProbeOnRetiredEvTest", "nic_sender.SparePoolTest",
+    "nic_sender.SearchFallbackTest",
     "nic_control.PacketOutTransmitTest", "nic_control.PacketOutPortTest",
     "nic_drops.UnknownQpDropTest", "nic_drops.TruncatedDropTest",
     "nic_drops.BadOpcodeDropTest", "nic_drops.NotLocalDropTest",
-    "nic_drops.NotMrcDropTest",
+    "nic_drops.NotMrcDropTest", "nic_drops.BadPacketOutTest",
 }
 
 

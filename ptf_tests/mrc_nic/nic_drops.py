@@ -25,17 +25,21 @@ from scapy.layers.l2 import Ether
 from scapy.packet import Packet, Raw
 
 from protocol.constants import (
+    DROP_PORT,
     IP_PROTO_UDP,
+    NACK_TRIMMED,
     NIC_DROP_BAD_OPCODE,
+    NIC_DROP_BAD_PACKET_OUT,
     NIC_DROP_NOT_ENCAPSULATED,
     NIC_DROP_NOT_LOCAL,
     NIC_DROP_NOT_MRC,
     NIC_DROP_TRUNCATED,
     NIC_DROP_UNKNOWN_QP,
     OPCODE_ACK,
+    OPCODE_NACK,
     OPCODE_SACK,
 )
-from protocol.headers import BTH, MrcSack, MrcSackCongestion
+from protocol.headers import BTH, MrcNack, MrcSack, MrcSackCongestion
 
 UNKNOWN_QPN = 0xDEAD01
 EV0, EV1 = PEER_EVS[0], PEER_EVS[1]
@@ -79,8 +83,10 @@ class TruncatedDropTest(MrcNicTest):
 
 class BadOpcodeDropTest(MrcNicTest):
     """Opcodes the NIC does not handle, on a configured QP: from the host (section 3,
-    "anything else"), ACK (0xD1), SEND_ONLY (0x04) and a SACK (the NIC makes SACKs, the
-    host does not post them); from the fabric, ACK and SEND_ONLY: NIC_DROP_BAD_OPCODE."""
+    "anything else"), ACK (0xD1), SEND_ONLY (0x04), a SACK (the NIC makes SACKs, the
+    host does not post them) and a NACK whose reason is not NACK_HOST_LOSS_REPORT (only
+    that NACK is a loss report); from the fabric, ACK and SEND_ONLY:
+    NIC_DROP_BAD_OPCODE."""
 
     def runTest(self) -> None:
         qp = self.new_qp(ev_slots=4, ev_mask=3)
@@ -88,10 +94,13 @@ class BadOpcodeDropTest(MrcNicTest):
         send = BTH(opcode=SEND_ONLY, dest_qp=qp.local_qpn, psn=4) / Raw(bytes(32))
         host_sack = (BTH(opcode=OPCODE_SACK, dest_qp=qp.local_qpn, psn=5)
                      / MrcSack(echoed_ev=qp.ev(0)) / MrcSackCongestion())
+        host_nack = (BTH(opcode=OPCODE_NACK, dest_qp=qp.local_qpn, psn=6)
+                     / MrcNack(reason=NACK_TRIMMED, nack_psn=6))
         self.expect_dropped(NIC_DROP_BAD_OPCODE, [
             (HOST_PORT, host_frame(qp, ack.copy())),
             (HOST_PORT, host_frame(qp, send.copy())),
             (HOST_PORT, host_frame(qp, host_sack)),
+            (HOST_PORT, host_frame(qp, host_nack)),
             (PLANE_PORT[0], fabric_frame(EV0, ack.copy())),
             (PLANE_PORT[1], fabric_frame(EV1, send.copy())),
         ])
@@ -137,3 +146,17 @@ class NotMrcDropTest(MrcNicTest):
         frame = fabric_frame(ev, Raw(b"not mrc" * 8))
         frame[UDP].dport = dport
         return Ether(bytes(frame))
+
+
+class BadPacketOutTest(MrcNicTest):
+    """A PacketOut to the drop port (511): not a port and not PACKET_OUT_TRANSMIT
+    (section 1), so it is dropped and counted in drop_counter[NIC_DROP_BAD_PACKET_OUT]
+    (assumed: section 1 names the two valid kinds of egress_port only; 511 is
+    DROP_PORT, as on the switch)."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(ev_slots=4, ev_mask=3)
+        before = self.counter("drop_counter", NIC_DROP_BAD_PACKET_OUT)
+        self.send_packet_out(fabric_data(qp, EV0, 1), egress_port=DROP_PORT)
+        self.wait_counter("drop_counter", NIC_DROP_BAD_PACKET_OUT, before, 1)
+        self.expect_nothing()

@@ -45,6 +45,7 @@ from protocol.headers import (
     BTH,
     METH,
     RETH,
+    ImmDt,
     MrcNack,
     MrcProbe,
     MrcSack,
@@ -191,17 +192,21 @@ def host_frame(qp: Qp, transport: Packet, *, sport: int = 0xC000, fl: int = 0,
 
 def write_transport(qp: Qp, *, psn: int = 0, opcode: int = OPCODE_WRITE_ONLY,
                     payload: int = PAYLOAD, retransmit: int = 0, ack_req: int = 0,
-                    msg_seq: int = 1, seed: int = 0, dest_qp: int | None = None) -> Packet:
-    """BTH (DestQP = the *local* QPN, as the host posts it) / METH / RETH / payload."""
-    return (BTH(opcode=opcode, dest_qp=qp.local_qpn if dest_qp is None else dest_qp,
+                    msg_seq: int = 1, seed: int = 0, dest_qp: int | None = None,
+                    imm: int | None = None) -> Packet:
+    """BTH (DestQP = the *local* QPN, as the host posts it) / METH / RETH [/ ImmDt] /
+    payload."""
+    hdrs = (BTH(opcode=opcode, dest_qp=qp.local_qpn if dest_qp is None else dest_qp,
                 psn=psn, retransmit=retransmit, ack_req=ack_req)
             / METH(req_msg_seq=msg_seq, msg_seq=msg_seq)
             / RETH(virtual_addr=0x7F0000000000 + seed * payload, rkey=0x1234,
-                   dma_len=payload)
-            / Raw(payload_bytes(payload, seed)))
+                   dma_len=payload))
+    if imm is not None:
+        hdrs = hdrs / ImmDt(imm_data=imm)
+    return hdrs / Raw(payload_bytes(payload, seed))
 
 
-def host_write(qp: Qp, **kw: int) -> Packet:
+def host_write(qp: Qp, **kw: int | None) -> Packet:
     """A write as the host posts it (section 3); the UDP checksum is computed by scapy
     (non-zero), so the NIC's checksum 0 is visible."""
     return host_frame(qp, write_transport(qp, **kw))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from nic_base import MrcNicTest
 from nic_packets import (
+    Qp,
     fabric_nack,
     fabric_sack,
     host_loss_report,
@@ -23,11 +24,13 @@ from protocol.constants import (
     EV_EVENT_FLOOR,
     EV_EVENT_HOST_LOSS,
     EV_EVENT_RESTORED,
+    NACK_PSN_OUT_OF_WINDOW,
     NACK_TRIMMED,
     NACK_TRIMMED_LASTHOP,
     NIC_EVENT_FLOOR_HELD,
     NIC_EVENT_NO_BACKUP,
     NIC_EVENT_PROBE_OK,
+    NIC_EVENT_SEARCH_FALLBACK,
     NIC_EVENT_STALE_REPORT,
     SACK_MARK_ALWAYS_SKIP,
     SACK_MARK_SKIP_ONCE,
@@ -38,9 +41,11 @@ from protocol.constants import (
 
 class SkipOnceTest(MrcNicTest):
     """SACK mark SKIP_ONCE (an ECN echo) for the EV of slot 3: that slot misses exactly
-    its next turn (4.4). 8 slots, ev_mask 7: rotation 1 uses all 8 EVs; the SACK comes
-    in; the next 7 packets use the 7 other EVs; the next 8 use all 8 again. The SACK is
-    delivered to the host; qp_ecn_counter and slot_ecn_counter[slot 3] count it."""
+    its next turn (4.4). 8 slots, ev_mask 7: rotation 1 uses all 8 EVs; a SACK with mark
+    NONE for that EV changes nothing (rotation 2 uses all 8); the SKIP_ONCE SACK comes
+    in; the next 7 packets use the 7 other EVs; the next 8 use all 8 again. The SACKs
+    are delivered to the host; qp_ecn_counter and slot_ecn_counter[slot 3] count the
+    SKIP_ONCE one only."""
 
     def runTest(self) -> None:
         qp = self.new_qp(ev_slots=8, ev_mask=7)
@@ -48,11 +53,14 @@ class SkipOnceTest(MrcNicTest):
         ecn_before = (self.counter("qp_ecn_counter", qp.qp_index),
                       self.counter("slot_ecn_counter", self.slot_index(qp, 3)))
         self.assert_rotation(self.send_writes(qp, 8, first_psn=0), qp.slot_evs(), "before")
+        # A plain SACK (mark NONE) changes nothing: the next rotation uses all 8.
+        self.expect_forwarded_to_host(fabric_sack(qp, skipped, psn=3, cumulative_psn=3))
+        self.assert_rotation(self.send_writes(qp, 8, first_psn=8), qp.slot_evs(), "NONE")
         self.expect_forwarded_to_host(fabric_sack(qp, skipped, mark=SACK_MARK_SKIP_ONCE,
-                                                  psn=5, cumulative_psn=7))
+                                                  psn=13, cumulative_psn=15))
         others = [ev for ev in qp.slot_evs() if ev != skipped]
-        self.assert_rotation(self.send_writes(qp, 7, first_psn=8), others, "skipping")
-        self.assert_rotation(self.send_writes(qp, 8, first_psn=15), qp.slot_evs(), "after")
+        self.assert_rotation(self.send_writes(qp, 7, first_psn=16), others, "skipping")
+        self.assert_rotation(self.send_writes(qp, 8, first_psn=23), qp.slot_evs(), "after")
         self.assertEqual((self.counter("qp_ecn_counter", qp.qp_index) - ecn_before[0],
                           self.counter("slot_ecn_counter", self.slot_index(qp, 3))
                           - ecn_before[1]), (1, 1))
@@ -61,8 +69,9 @@ class SkipOnceTest(MrcNicTest):
 class TrimNackSenderTest(MrcNicTest):
     """NACK TRIMMED for slot 2's EV: the slot misses its next turn, like an ECN echo;
     NACK TRIMMED_LASTHOP for slot 5's EV: no penalty, the next rotation uses all 8
-    (4.4). Both NACKs reach the host decapsulated. Assumed (4.4 says "counted" for
-    both): each counts in qp_trim_counter and in its slot's slot_trim_counter."""
+    (4.4); a NACK PSN_OUT_OF_WINDOW for slot 6's EV: host only, no penalty either. The
+    NACKs reach the host decapsulated. Assumed (4.4 says "counted" for both trims): each
+    trim counts in qp_trim_counter and in its slot's slot_trim_counter."""
 
     def runTest(self) -> None:
         qp = self.new_qp(ev_slots=8, ev_mask=7)
@@ -79,6 +88,11 @@ class TrimNackSenderTest(MrcNicTest):
                                                   psn=20))
         self.assert_rotation(self.send_writes(qp, 8, first_psn=23), everything,
                              "after TRIMMED_LASTHOP")
+        # Other NACKs go to the host only: no EV penalty.
+        self.expect_forwarded_to_host(fabric_nack(qp, qp.ev(6), NACK_PSN_OUT_OF_WINDOW,
+                                                  psn=30))
+        self.assert_rotation(self.send_writes(qp, 8, first_psn=31), everything,
+                             "after PSN_OUT_OF_WINDOW")
         after = (self.counter("qp_trim_counter", qp.qp_index),
                  self.counter("slot_trim_counter", self.slot_index(qp, 2)),
                  self.counter("slot_trim_counter", self.slot_index(qp, 5)))
@@ -254,3 +268,71 @@ class HostProbeOnRetiredEvTest(MrcNicTest):
         self.expect_sent(posted, qp, psn=4, evs=[qp.ev(i) for i in (0, 1, 2)]
                          + [qp.ev(qp.backup_id(1, 0))])
         self.expect_nothing()
+
+
+class SparePoolTest(MrcNicTest):
+    """A restored EV whose old slot is taken goes back to the backup pool as SPARE and
+    is picked by a later retirement (4.4, section 5). 4 slots, plane-0 backups 256 and
+    257 (backups_per_plane 2), probe_threshold 1: retiring slot 0's EV brings in a
+    plane-0 backup b1; retiring b1 brings in the other one, b2; one probe answer (SACK
+    pr = 1) for b1 restores it -- digest RESTORED, into the pool since slot 0 is not
+    EMPTY, so rotations keep b2; retiring b2 then brings b1 back into slot 0."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(ev_slots=4, ev_mask=3, backups_per_plane=2, configured_backups=2,
+                         probe_threshold=1)
+        plane0 = [qp.ev(qp.backup_id(0, i)) for i in range(2)]
+        every = qp.slot_evs() + plane0 + [qp.ev(qp.backup_id(1, i)) for i in range(2)]
+        rest = [qp.ev(1), qp.ev(2), qp.ev(3)]
+        self.assert_rotation(self.send_writes(qp, 4, first_psn=0), qp.slot_evs(), "first")
+
+        b1 = self.retire_slot0(qp, qp.ev(0), plane0)
+        self.assert_rotation(self.send_writes(qp, 4, first_psn=4, evs=every), [b1, *rest],
+                             "b1 in slot 0")
+        b2 = self.retire_slot0(qp, b1, [ev for ev in plane0 if ev != b1])
+        self.assert_rotation(self.send_writes(qp, 4, first_psn=8, evs=every), [b2, *rest],
+                             "b2 in slot 0")
+
+        self.expect_forwarded_to_host(fabric_sack(qp, b1, pr=SACK_PR_PROBE, psn=0x50))
+        (entry,) = self.verify_digest("ev_event_t")
+        self.assertEqual((entry[0], entry[1], entry[5]),
+                         (qp.local_qpn, qp.qp_index, EV_EVENT_RESTORED))
+        self.assertIn(b1, (entry[3], entry[4]), [hex(v) for v in entry])
+        self.assert_rotation(self.send_writes(qp, 4, first_psn=12, evs=every), [b2, *rest],
+                             "b1 restored to the pool, slot 0 keeps b2")
+
+        self.assertEqual(self.retire_slot0(qp, b2, [b1]), b1)
+        self.assert_rotation(self.send_writes(qp, 4, first_psn=16, evs=every), [b1, *rest],
+                             "the spare b1 back in slot 0")
+
+    def retire_slot0(self, qp: Qp, ev: int, candidates: list[int]) -> int:
+        """ALWAYS_SKIP for ``ev`` (in slot 0): a digest (slot 0, ev, replacement,
+        ALWAYS_SKIP) whose replacement is one of ``candidates``; returns it."""
+        self.expect_forwarded_to_host(fabric_sack(qp, ev, mark=SACK_MARK_ALWAYS_SKIP))
+        (entry,) = self.verify_digest("ev_event_t")
+        self.assertEqual(entry[:4] + entry[5:], (qp.local_qpn, qp.qp_index, 0, ev,
+                                                 EV_EVENT_ALWAYS_SKIP))
+        self.assertIn(entry[4], candidates,
+                      f"replacement {entry[4]:#x} of {ev:#x} not in {list(map(hex, candidates))}")
+        return entry[4]
+
+
+class SearchFallbackTest(MrcNicTest):
+    """No usable slot within NIC_EV_SEARCH positions: the packet takes the QP's last
+    used slot and event_counter[SEARCH_FALLBACK] counts it (section 3 step 2). 2 slots,
+    min_active 0 (the floor allows emptying every slot), no backups: after one rotation
+    both EVs are retired (slots EMPTY, digests with new_ev 0); the next 3 writes all
+    leave on the EV of the last packet sent (its slot, still holding its own id), each
+    counted as a fallback."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(ev_slots=2, ev_mask=1, min_active=0, backups_per_plane=0)
+        first = self.send_writes(qp, 2, first_psn=0)
+        self.assert_rotation(first, qp.slot_evs(), "first")
+        for ev in first:
+            self.expect_forwarded_to_host(fabric_sack(qp, ev, mark=SACK_MARK_ALWAYS_SKIP))
+            self.expect_digest(qp, slot=ev_id_of(ev), old_ev=ev, new_ev=0,
+                               reason=EV_EVENT_ALWAYS_SKIP)
+        before = self.counter("event_counter", NIC_EVENT_SEARCH_FALLBACK)
+        self.assertEqual(self.send_writes(qp, 3, first_psn=2), [first[-1]] * 3)
+        self.assertEqual(self.counter("event_counter", NIC_EVENT_SEARCH_FALLBACK) - before, 3)

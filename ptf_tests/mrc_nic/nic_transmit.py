@@ -9,7 +9,13 @@ from __future__ import annotations
 from nic_base import MrcNicTest
 from nic_packets import PLANE_PORT, host_write, plane_of
 
-from protocol.constants import DSCP_TRIMMABLE_RETX
+from protocol.constants import (
+    DSCP_TRIMMABLE_RETX,
+    OPCODE_WRITE_FIRST,
+    OPCODE_WRITE_LAST_IMM,
+    OPCODE_WRITE_MIDDLE,
+    OPCODE_WRITE_ONLY_IMM,
+)
 
 
 class SprayTest(MrcNicTest):
@@ -41,7 +47,8 @@ class TwoQpPsnTest(MrcNicTest):
     """Two QPs number their packets independently (section 3 step 1, section 7): posts
     interleaved A, B, A, B, A leave as A0, B0, A1, B1, A2. A retransmission (BTH
     Retransmit set by the host) keeps the host's PSN, leaves with DSCP 8 and does not
-    consume a PSN: A's next new packet is A3, B's is B2."""
+    consume a PSN: A's next new packet is A3, B's is B2. WRITE_FIRST / MIDDLE and the
+    *_IMM opcodes (with ImmDt) are numbered and encapsulated like WRITE_ONLY."""
 
     def runTest(self) -> None:
         qa = self.new_qp(ev_slots=8, ev_mask=7)
@@ -56,8 +63,11 @@ class TwoQpPsnTest(MrcNicTest):
             posted = host_write(qp, psn=psn, retransmit=1, seed=0x40 + psn)
             self.post(posted)
             self.expect_sent(posted, qp, psn=None, dscp=DSCP_TRIMMABLE_RETX)
-        for qp, psn in ((qa, 3), (qb, 2), (qa, 4)):
-            posted = host_write(qp, psn=0, seed=0x80 + psn)
+        # Every write opcode (section 3: METH + RETH [+ ImmDt] + payload) is sprayed alike.
+        writes = [(qa, 3, OPCODE_WRITE_FIRST, None), (qb, 2, OPCODE_WRITE_ONLY_IMM, 0xC0FFEE),
+                  (qa, 4, OPCODE_WRITE_MIDDLE, None), (qa, 5, OPCODE_WRITE_LAST_IMM, 0xABCD)]
+        for qp, psn, opcode, imm in writes:
+            posted = host_write(qp, psn=0, seed=0x80 + psn, opcode=opcode, imm=imm)
             self.post(posted)
             self.expect_sent(posted, qp, psn=psn)
         self.expect_nothing()
