@@ -24,7 +24,7 @@ from .qps import resolve_qps
 from .schema import NicSpec, SwitchSpec, TopologySpec
 from .values import nic_address, parse_ipv6, parse_ipv6_prefix, parse_mac, parse_usid_block
 
-# Which roles a link may join, and whether both ends must be on the same plane (always).
+# The pairs of roles a link may join (both ends on one plane).
 _LINKABLE = {frozenset({Role.NIC, Role.T0}), frozenset({Role.T0, Role.T1})}
 
 
