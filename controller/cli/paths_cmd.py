@@ -6,13 +6,13 @@ import argparse
 import json
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from controller.plan import FabricPlan, QpEndPlan, make_plan
 from controller.topology import load_topology
 
 from .errors import BadInput
+from .render import terminal_console
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -56,7 +56,7 @@ def _end_json(end: QpEndPlan) -> dict[str, Any]:
 
 
 def _print_ends(plan: FabricPlan, ends: list[QpEndPlan]) -> None:
-    console = Console(highlight=False)
+    console = terminal_console()
     qp = ends[0].qp
     console.print(
         f"[bold]QP {qp.name}[/bold]: {plan.fabric.planes} planes; per plane "

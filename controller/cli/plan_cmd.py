@@ -7,14 +7,13 @@ import json
 import sys
 from collections.abc import Iterable
 
-from rich.console import Console
 from rich.table import Table
 
 from controller.plan import FabricPlan, PlanSummary, make_plan, summarize
 from controller.topology import load_topology
 
 from .errors import BadInput
-from .render import entity_json, entity_line
+from .render import entity_json, entity_line, terminal_console
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -60,11 +59,10 @@ def _print_entries(plan: FabricPlan, devices: Iterable[str], as_json: bool) -> N
 
 
 def print_summary(summary: PlanSummary) -> None:
-    console = Console(width=None if sys.stdout.isatty() else 110)
+    console = terminal_console()
     console.print(
         f"[bold]{summary.name}[/bold] ({summary.source}): {summary.planes} planes, "
-        f"uSID block {summary.usid_block}, {summary.devices:,} devices, {summary.qps} QPs",
-        highlight=False)
+        f"uSID block {summary.usid_block}, {summary.devices:,} devices, {summary.qps} QPs")
     roles = Table(title="Entries by role", title_justify="left")
     roles.add_column("role")
     roles.add_column("devices", justify="right")

@@ -4,10 +4,19 @@ uSIDs, MACs) by the name of their field."""
 from __future__ import annotations
 
 import ipaddress
+import sys
 from typing import Any
+
+from rich.console import Console
 
 from controller.plan import DigestConfig, Entity, Exact, MulticastGroup, TableEntry
 from controller.topology.values import format_mac
+
+
+def terminal_console() -> Console:
+    """rich output: the terminal's width, or a fixed one when piped (files, tests), so
+    that lines do not wrap at rich's default of 80 columns."""
+    return Console(width=None if sys.stdout.isatty() else 110, highlight=False)
 
 
 def format_value(field: str, value: int) -> str:
