@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash
 
 # One class per behaviour of p4src/mrc_nic.p4 (issue 8, item 3), by module.
 TEST_CLASSES = {
-    "nic_transmit.SprayTest", "nic_transmit.TwoQpPsnTest",
+    "nic_transmit.SprayTest", "nic_transmit.PartialRotationTest",
+    "nic_transmit.TwoQpPsnTest",
     "nic_receive.ReceiveInOrderTest", "nic_receive.ReceiveOutOfOrderTest",
     "nic_receive.DuplicateTest", "nic_receive.OutOfWindowTest",
     "nic_receive.TrimmedNackTest", "nic_receive.CeSackTest",
@@ -31,7 +32,8 @@ TEST_CLASSES = {
     "nic_control.PacketOutTransmitTest", "nic_control.PacketOutPortTest",
     "nic_drops.UnknownQpDropTest", "nic_drops.TruncatedDropTest",
     "nic_drops.BadOpcodeDropTest", "nic_drops.NotLocalDropTest",
-    "nic_drops.NotMrcDropTest", "nic_drops.BadPacketOutTest",
+    "nic_drops.NotMrcDropTest", "nic_drops.BadPacketOutTest", "nic_drops.NoEvDropTest",
+    "nic_drops.NoPathDropTest",
 }
 
 

@@ -52,10 +52,19 @@ from protocol.constants import (
     NIC_REPLY_MCAST_BASE,
     SACK_MARK_NONE,
 )
+from protocol.headers import BTH
 
 POLL_TIMEOUT = 2.0      # seconds to wait for a packet that must come
 COUNTER_TIMEOUT = 2.0   # seconds to wait for a counter that must move (a drop)
 DIGEST = "ev_event_t"
+
+
+
+class AnyPsn:
+    """``expect_sent(psn=ANY_PSN)``: the PSN is not checked (the spec leaves it open)."""
+
+
+ANY_PSN = AnyPsn()
 
 # qp_index values handed out in this PTF process (one target per run_ptf.sh run).
 _QP_INDEXES = itertools.count(1)
@@ -82,12 +91,14 @@ class MrcNicTest(P4RuntimeTest):
                                      [(HOST_PORT, 0), (PLANE_PORT[p], 1)])
         self.enable_digest(DIGEST)
 
-    def new_qp(self, **config: int) -> Qp:
-        """A fresh QP (section 2): qp_context, a qp_ev entry per configured EV id, and
-        qp_plane for both planes."""
+    def new_qp(self, *, without_ev: Iterable[int] = (), without_planes: Iterable[int] = (),
+               **config: int) -> Qp:
+        """A fresh QP (section 2): qp_context, a qp_ev entry per configured EV id (but
+        ``without_ev``), and qp_plane for both planes (but ``without_planes``)."""
         index = next(_QP_INDEXES)
         qp = Qp(qp_index=index, local_qpn=0xA00000 + index, remote_qpn=0xB00000 + index,
                 **config)
+        missing_ev, missing_planes = set(without_ev), set(without_planes)
         self.insert_table_entry(
             "NicIngress.lookup.qp_context", {"local_qpn": qp.local_qpn}, "set_qp",
             {"qp_index": qp.qp_index, "remote_qpn": qp.remote_qpn,
@@ -95,14 +106,24 @@ class MrcNicTest(P4RuntimeTest):
              "backups_per_plane": qp.backups_per_plane, "sack_every": qp.sack_every,
              "probe_threshold": qp.probe_threshold})
         for ev_id, t1 in sorted(qp.t1.items()):
-            self.insert_table_entry("NicIngress.ev.qp_ev",
-                                    {"qp_index": qp.qp_index, "ev_id": ev_id}, "set_ev",
-                                    {"t1_usid": t1})
+            if ev_id not in missing_ev:
+                self.add_ev(qp, ev_id, t1)
         for p in PLANES:
+            if p in missing_planes:
+                continue
             self.insert_table_entry("NicIngress.path.qp_plane",
                                     {"qp_index": qp.qp_index, "plane": p}, "set_qp_path",
                                     {"dst_t0_usid": DST_T0[p], "down_usid": DOWN[p]})
         return qp
+
+    def add_ev(self, qp: Qp, ev_id: int, t1: int) -> int:
+        """qp_ev entry for ``ev_id`` (a path through T1 ``t1``); returns its EV. The
+        controller tops backups up this way (section 2)."""
+        qp.t1[ev_id] = t1
+        self.insert_table_entry("NicIngress.ev.qp_ev", {"qp_index": qp.qp_index,
+                                                        "ev_id": ev_id}, "set_ev",
+                                {"t1_usid": t1})
+        return qp.ev(ev_id)
 
     # -- sending --------------------------------------------------------------------------
     def post(self, pkt: Packet) -> None:
@@ -123,7 +144,7 @@ class MrcNicTest(P4RuntimeTest):
             self.fail(f"no packet left the NIC within {POLL_TIMEOUT} s")
         return result.port, Ether(bytes(result.packet))
 
-    def expect_sent(self, posted: Packet, qp: Qp, *, psn: int | None,
+    def expect_sent(self, posted: Packet, qp: Qp, *, psn: int | None | AnyPsn,
                     dscp: int = DSCP_TRIMMABLE, evs: Iterable[int] | None = None) -> int:
         """Receive the NIC's transmission of ``posted`` and return its EV. The EV must be
         one of ``evs`` (default: the QP's slot EVs as configured); the frame must be
@@ -136,6 +157,8 @@ class MrcNicTest(P4RuntimeTest):
                       f"a packet on port {port} with an EV outside {sorted(map(hex, allowed))}"
                       f": {frame!r}")
         ev = ev_of(frame)
+        if psn is ANY_PSN:
+            psn = frame[BTH].psn
         expected = sent(posted, qp, ev, psn=psn, dscp=dscp)
         self.assert_same_frame(bytes(frame), bytes(expected), f"EV {ev:#010x}")
         self.assertEqual(port, PLANE_PORT[plane_of(ev)], f"EV {ev:#010x} left on port {port}")

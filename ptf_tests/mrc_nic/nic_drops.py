@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from nic_base import MrcNicTest
+from nic_base import ANY_PSN, MrcNicTest
 from nic_packets import (
     HOST_PORT,
     NIC_ADDR,
@@ -30,6 +30,8 @@ from protocol.constants import (
     NACK_TRIMMED,
     NIC_DROP_BAD_OPCODE,
     NIC_DROP_BAD_PACKET_OUT,
+    NIC_DROP_NO_EV,
+    NIC_DROP_NO_PATH,
     NIC_DROP_NOT_ENCAPSULATED,
     NIC_DROP_NOT_LOCAL,
     NIC_DROP_NOT_MRC,
@@ -160,3 +162,38 @@ class BadPacketOutTest(MrcNicTest):
         self.send_packet_out(fabric_data(qp, EV0, 1), egress_port=DROP_PORT)
         self.wait_counter("drop_counter", NIC_DROP_BAD_PACKET_OUT, before, 1)
         self.expect_nothing()
+
+
+class TwoSlotDropBase(MrcNicTest):
+    """Two slots of which one cannot be sent on: each rotation of 2 writes sends one on
+    slot 0's EV and drops the other. (Whether a dropped write used up its PSN is not
+    specified: the PSNs are not checked.)"""
+
+    def expect_two_of_four_dropped(self, qp: Qp, reason: int) -> None:
+        before = self.counter("drop_counter", reason)
+        posted = host_write(qp, seed=0x66)
+        for _ in range(4):
+            self.post(posted)
+        for _ in range(2):
+            self.expect_sent(posted, qp, psn=ANY_PSN, evs=[qp.ev(0)])
+        self.wait_counter("drop_counter", reason, before, 2)
+        self.expect_nothing()
+
+
+class NoEvDropTest(TwoSlotDropBase):
+    """2 slots, qp_ev only for EV id 0: of 4 writes (2 rotations) two leave on slot 0's
+    EV and two are dropped with NIC_DROP_NO_EV (the chosen slot's EV is not
+    configured)."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(ev_slots=2, ev_mask=1, without_ev=[1])
+        self.expect_two_of_four_dropped(qp, NIC_DROP_NO_EV)
+
+
+class NoPathDropTest(TwoSlotDropBase):
+    """No qp_plane entry for plane 1, 2 slots (slot 1 on plane 1): of 4 writes two leave
+    on slot 0's EV (plane 0) and two are dropped with NIC_DROP_NO_PATH."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(ev_slots=2, ev_mask=1, without_planes=[1])
+        self.expect_two_of_four_dropped(qp, NIC_DROP_NO_PATH)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from nic_base import MrcNicTest
 from nic_packets import (
+    BACKUP_T1_BASE,
     Qp,
     fabric_nack,
     fabric_sack,
@@ -105,7 +106,10 @@ class AlwaysSkipRetireTest(MrcNicTest):
     backups_per_plane 2). Retiring slot 1's EV (plane 1): backup 258 of plane 1 takes
     slot 1 -- digest ev_event_t(local_qpn, qp_index, 1, EV(1), EV(258), ALWAYS_SKIP) --
     and later rotations use {EV0, EV258, EV2, EV3}. Retiring slot 0 (plane 0) then brings
-    in 256. qp_retire_counter +2, slot_retire_counter of slots 0 and 1 +1 each."""
+    in 256. qp_retire_counter +2, slot_retire_counter of slots 0 and 1 +1 each. Plane
+    1's backup 259 has no qp_ev entry, so retiring slot 3 finds no backup (slot 3
+    EMPTY, new_ev 0); once the controller adds qp_ev for 257, retiring slot 2 (plane 0)
+    brings 257 in."""
 
     def runTest(self) -> None:
         qp = self.new_qp(ev_slots=4, ev_mask=3, backups_per_plane=2, configured_backups=1)
@@ -135,6 +139,21 @@ class AlwaysSkipRetireTest(MrcNicTest):
         after = [self.counter("qp_retire_counter", qp.qp_index)] + [
             self.counter("slot_retire_counter", self.slot_index(qp, s)) for s in (0, 1)]
         self.assertEqual([a - b for a, b in zip(after, before, strict=True)], [2, 1, 1])
+
+        # Plane 1's other backup id (259) has no qp_ev entry: never used. Retiring slot
+        # 3 (plane 1) finds no backup: slot 3 becomes EMPTY (3 usable >= min_active 1).
+        self.expect_forwarded_to_host(fabric_sack(qp, qp.ev(3), mark=SACK_MARK_ALWAYS_SKIP))
+        self.expect_digest(qp, slot=3, old_ev=qp.ev(3), new_ev=0,
+                           reason=EV_EVENT_ALWAYS_SKIP)
+        self.assert_rotation(self.send_writes(qp, 3, first_psn=16, evs=every),
+                             [qp.ev(b0), qp.ev(b1), qp.ev(2)], "slot 3 empty")
+        # The controller tops plane 0 up with id 257: retiring slot 2 (plane 0) takes it.
+        topped = self.add_ev(qp, qp.backup_id(0, 1), BACKUP_T1_BASE[0] + 1)
+        self.expect_forwarded_to_host(fabric_sack(qp, qp.ev(2), mark=SACK_MARK_ALWAYS_SKIP))
+        self.expect_digest(qp, slot=2, old_ev=qp.ev(2), new_ev=topped,
+                           reason=EV_EVENT_ALWAYS_SKIP)
+        self.assert_rotation(self.send_writes(qp, 3, first_psn=19, evs=[*every, topped]),
+                             [qp.ev(b0), qp.ev(b1), topped], "topped up")
         self.verify_no_digest(timeout=0.2)
 
 

@@ -43,6 +43,20 @@ class SprayTest(MrcNicTest):
                           for s, b in zip(slots, slot_before, strict=True)], [8] * 8)
 
 
+class PartialRotationTest(MrcNicTest):
+    """Positions >= ev_slots are passed (section 3 step 2): 7 slots with ev_mask 7 (a
+    rotation of 8 positions, one of them unused): 28 writes = 4 rotations of 7 packets,
+    each a permutation of the 7 slots' EVs. (With one unused position per rotation no
+    packet needs more than NIC_EV_SEARCH checks.)"""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(ev_slots=7, ev_mask=7)
+        evs = self.send_writes(qp, 28, first_psn=0)
+        for r in range(4):
+            self.assert_rotation(evs[7 * r:7 * r + 7], qp.slot_evs(), f"rotation {r}")
+        self.expect_nothing()
+
+
 class TwoQpPsnTest(MrcNicTest):
     """Two QPs number their packets independently (section 3 step 1, section 7): posts
     interleaved A, B, A, B, A leave as A0, B0, A1, B1, A2. A retransmission (BTH
