@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -63,7 +64,8 @@ def bench_plan(load: Any) -> tuple[FabricPlan, dict[str, Any]]:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return plan, {
-        "topology": summary.source, "devices": summary.devices, "planes": summary.planes,
+        "topology": os.path.relpath(summary.source, ROOT), "devices": summary.devices,
+        "planes": summary.planes,
         "seconds": seconds, "cpu_seconds": cpu_seconds, "peak_traced_bytes": peak,
         "entries": summary.total,
         "roles": {str(r.role): {"devices": r.devices, "per_device_min": r.min_per_device,
