@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from controller.topology import TopologyError
 
 from . import paths_cmd, plan_cmd
-from .errors import EXIT_BAD_INPUT, EXIT_DEVICE_FAILURE, BadInput
+from .errors import EXIT_BAD_INPUT, EXIT_DEVICE_FAILURE, EXIT_OK, BadInput
 
 # Subcommands that need the P4Runtime client (p4rt_client/) and the NIC program.
 _DEVICE_COMMANDS = {
@@ -60,4 +60,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # `mrc-ctl plan --entries ... | head`: the reader is gone, which is not a failure.
         sys.stderr.close()
-        return 0
+        return EXIT_OK

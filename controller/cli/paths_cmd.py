@@ -11,7 +11,7 @@ from rich.table import Table
 from controller.plan import FabricPlan, QpEndPlan, make_plan
 from controller.topology import load_topology
 
-from .errors import BadInput
+from .errors import EXIT_OK, BadInput
 from .render import terminal_console
 
 
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"qp": qp.name, "ends": [_end_json(e) for e in ends]}, indent=2))
     else:
         _print_ends(plan, ends)
-    return 0
+    return EXIT_OK
 
 
 def _end_json(end: QpEndPlan) -> dict[str, Any]:

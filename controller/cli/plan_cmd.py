@@ -12,7 +12,7 @@ from rich.table import Table
 from controller.plan import FabricPlan, PlanSummary, make_plan, summarize
 from controller.topology import load_topology
 
-from .errors import BadInput
+from .errors import EXIT_OK, BadInput
 from .render import entity_json, entity_line, terminal_console
 
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summarize(plan).to_json(), indent=2))
     else:
         print_summary(summarize(plan))
-    return 0
+    return EXIT_OK
 
 
 def _print_entries(plan: FabricPlan, devices: Iterable[str], as_json: bool) -> None:

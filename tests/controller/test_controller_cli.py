@@ -126,3 +126,12 @@ def test_python_dash_m_and_the_console_script() -> None:
     bad = subprocess.run([str(script), "paths", SMALL, "nope"], capture_output=True,
                          text=True, check=False)
     assert bad.returncode == 2 and "no QP named 'nope'" in bad.stderr
+
+
+def test_plan_every_entry_as_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["plan", SMALL, "--entries", "--json"], capsys)
+    entities = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(entities) == 170
+    my_sid = next(e for e in entities if e["device"] == "p1-t1-1"
+                  and e.get("table") == "SwitchIngress.my_sid")
+    assert my_sid["match"] == {"dst_addr": {"lpm": 0xFCBBBB00_2002 << 80, "prefix_len": 48}}

@@ -14,7 +14,7 @@ from controller.plan import FabricPlan, make_plan, summarize
 from controller.plan import p4names as n
 from controller.plan.entities import MulticastGroup, entity_kind
 from controller.plan.usids import DOWN_USID_BASE, PLANE_USID_SPAN
-from controller.topology import Role, load_topology
+from controller.topology import Role, load_topology, parse_topology
 from protocol import constants as c
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "controller" / "examples"
@@ -201,3 +201,37 @@ def test_production_paths_cross_three_switches(production: FabricPlan) -> None:
         delivery = walker.forward(end.nic, port, carrier)
         assert (delivery.nic, delivery.port) == (qp.ends[1].nic, plane + 1)
         assert [hop[0].split("-")[1] for hop in delivery.hops] == ["t0", "t1", "t0"]
+
+
+def _small_with(old: str, new: str) -> FabricPlan:
+    text = (EXAMPLES / "small.yaml").read_text()
+    assert old in text
+    return make_plan(parse_topology(text.replace(old, new, 1), "small-variant.yaml"))
+
+
+def test_parallel_links_route_on_the_lowest_port_and_are_all_configured() -> None:
+    plan = _small_with("  - [p0-t0-0:4, p0-t1-1:1]\n",
+                       "  - [p0-t0-0:4, p0-t1-1:1]\n  - [p0-t0-0:9, p0-t1-1:7]\n")
+    tables = entries_by_table(plan, "p0-t0-0")
+    t1_route = tables[n.USID_ROUTE][(plan.usids.route_prefix(plan.usids.node("p0-t1-1")),)]
+    assert params(t1_route)["port"] == 4
+    assert (9,) in tables[n.TRIM_CONFIG] and (9,) in tables[n.ECN_CONFIG]
+    assert (7,) in entries_by_table(plan, "p0-t1-1")[n.TRIM_CONFIG]
+    # The T1 side: its route to p0-t0-0 is the lower of ports 1 and 7.
+    t0_route = entries_by_table(plan, "p0-t1-1")[n.USID_ROUTE][
+        (plan.usids.route_prefix(plan.usids.node("p0-t0-0")),)]
+    assert params(t0_route)["port"] == 1
+
+
+def test_qp_paths_use_only_t1s_cabled_to_both_t0s() -> None:
+    # p0-t0-1 loses its link to p0-t1-0: on plane 0 only p0-t1-1 joins nic0 and nic2.
+    plan = _small_with("  - [p0-t0-1:3, p0-t1-0:2]\n", "")
+    walker = Walker(plan)
+    qp = plan.qp("qp-a")
+    for side, end in enumerate(qp.ends):
+        evs = plan.qp_end(qp, side).evs
+        assert {ev.t1 for ev in evs if ev.plane == 0} == {"p0-t1-1"}
+        assert {ev.t1 for ev in evs if ev.plane == 1} == {"p1-t1-0", "p1-t1-1"}
+        for ev in evs:
+            _, port, carrier = walker.carrier(end.nic, end.qp_index, ev.ev_id)
+            assert walker.forward(end.nic, port, carrier).nic == qp.ends[1 - side].nic
