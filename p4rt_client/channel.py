@@ -77,13 +77,17 @@ def wait_for_grpc(address: str, timeout: float = 30.0,
     ``alive()`` returns False (e.g. the server process died)."""
     deadline = time.monotonic() + timeout
     with open_channel(address, tls) as channel:
-        while True:
-            try:
-                grpc.channel_ready_future(channel).result(timeout=0.1)
-                return
-            except grpc.FutureTimeoutError:
-                if alive is not None and not alive():
-                    raise TimeoutError(f"the server at {address} exited") from None
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"no gRPC server at {address} after "
-                                       f"{timeout:.0f} s") from None
+        ready = grpc.channel_ready_future(channel)
+        try:
+            while True:
+                try:
+                    ready.result(timeout=0.1)
+                    return
+                except grpc.FutureTimeoutError:
+                    if alive is not None and not alive():
+                        raise TimeoutError(f"the server at {address} exited") from None
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"no gRPC server at {address} after "
+                                           f"{timeout:.0f} s") from None
+        finally:
+            ready.cancel()  # its polling thread must not outlive the channel

@@ -92,9 +92,11 @@ class P4RuntimeSession:
             self.channel = open_channel(self.address, self.tls)
         except ValueError as error:
             raise P4RuntimeSessionError(str(error)) from None
+        ready = grpc.channel_ready_future(self.channel)
         try:
-            grpc.channel_ready_future(self.channel).result(timeout=timeout)
+            ready.result(timeout=timeout)
         except grpc.FutureTimeoutError:
+            ready.cancel()  # its polling thread must not outlive the channel
             how = (" over TLS (or it refused the TLS handshake: check the certificates)"
                    if self.tls is not None else "")
             raise P4RuntimeSessionError(

@@ -155,3 +155,15 @@ def test_switch_process_with_mutual_tls(pki: Pki) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+def test_runtime_cli_over_mutual_tls(mtls_server: str, pki: Pki, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The ``cli`` command reaches a TLS server; this one has no pipeline, which the
+    CLI reports once it is connected."""
+    commands = tmp_path / "commands.txt"
+    commands.write_text("show_tables\n")
+    assert main(["cli", "--grpc-addr", mtls_server, "--grpc-cacert", str(pki.ca.cert),
+                 "--grpc-cert", str(pki.client.cert), "--grpc-key", str(pki.client.key),
+                 str(commands)]) == 1
+    assert "the device has no pipeline" in capsys.readouterr().err

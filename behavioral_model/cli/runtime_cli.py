@@ -108,6 +108,8 @@ def _run(args: argparse.Namespace) -> int:
         elif sys.stdin.isatty():
             shell.cmdloop("P4Runtime control of device "
                           f"{args.device_id} at {args.grpc_addr}; 'help' lists the commands")
+            print()  # after Ctrl-D, so that the shell's prompt starts a new line
+            return EXIT_OK  # a typed mistake was already answered; it fails nothing
         else:
             shell.run_lines(sys.stdin, "<stdin>")
     finally:
