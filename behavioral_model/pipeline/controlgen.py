@@ -424,27 +424,28 @@ class ControlGenMixin:
         `copy_out` after the body, in parameter order. With `by_ref` (see aliasing) a
         header, struct or stack parameter is the argument itself: the callee writes
         through, an `out` one is reset first."""
-        default = self.values.default_expr(p.type_ref.resolved)
+        t = p.type_ref.resolved
         if a is None:
             name = self.module.fresh(p.name)
-            self.w.line(f"{name} = {default}")
+            self.w.line(f"{name} = {self.values.default_expr(t)}")
             self.env[id(p)] = name
             return None
-        composite = isinstance(strip(p.type_ref.resolved), StructLike | StackT)
+        composite = isinstance(strip(t), StructLike | StackT)
         if composite and by_ref and not isinstance(a, ast.DontCareExpr):
             target = self.expr(a)
             if p.direction == "out":
-                self.w.line(f"{target}._set({default})")
+                self.w.line(f"{target}._set({self.values.default_expr(t)})")
             self.env[id(p)] = target
             return None
         name = self.module.fresh(p.name)
         if p.direction in ("out", "inout") and not isinstance(a, ast.DontCareExpr):
             value = self.copy_if_composite(self.expr(a), a) if p.direction == "inout" \
-                else default
+                else self.values.default_expr(t)
             self.w.line(f"{name} = {value}")
             self.env[id(p)] = name
             return (a, name)
-        value = self.expr(a) if not isinstance(a, ast.DontCareExpr) else default
+        value = self.expr(a) if not isinstance(a, ast.DontCareExpr) else \
+            self.values.default_expr(t)
         if composite:
             value = self.copy_if_composite(value, a)
         self.w.line(f"{name} = {value}")
