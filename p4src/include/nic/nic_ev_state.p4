@@ -32,30 +32,39 @@ control NicPoolCheck(in bit<16> qp_index,
     }
 }
 
-// Next backup id of a plane, round robin over backups_per_plane.
-control NicBackupCursor(in bit<8> per_plane, inout bit<8> cursor, out bit<16> id,
-                        in bit<8> plane) {
+// One step of the round robin over a plane's backup ids: the id at the cursor is
+// checked and the cursor moves past it, so a search ends right after the backup
+// it took and the next one starts there.
+control NicBackupStep(in bit<16> qp_index,
+                      in bit<16> ev_slots,
+                      in bit<16> plane_base,
+                      in bit<8> per_plane,
+                      inout bit<8> cursor,
+                      inout bool found,
+                      inout bit<16> chosen,
+                      inout bit<8> chosen_cursor) {
+    NicPoolCheck() check;
+
     apply {
-        id = (bit<16>)NIC_EV_BACKUP_BASE + (bit<16>)plane * (bit<16>)per_plane
-             + (bit<16>)cursor;
-        if (cursor + 1 >= per_plane) {
-            cursor = 0;
-        } else {
-            cursor = cursor + 1;
+        if (!found) {
+            chosen_cursor = cursor;
+            check.apply(qp_index, ev_slots, plane_base + (bit<16>)cursor, found, chosen);
+            if (cursor + 1 >= per_plane) {
+                cursor = 0;
+            } else {
+                cursor = cursor + 1;
+            }
         }
     }
 }
 
 control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
     NicPoolCheck() own_check;
-    NicBackupCursor() next0;
-    NicBackupCursor() next1;
-    NicBackupCursor() next2;
-    NicBackupCursor() next3;
-    NicPoolCheck() check0;
-    NicPoolCheck() check1;
-    NicPoolCheck() check2;
-    NicPoolCheck() check3;
+    // NIC_BACKUP_SEARCH (4) steps: bounded work per pass.
+    NicBackupStep() step0;
+    NicBackupStep() step1;
+    NicBackupStep() step2;
+    NicBackupStep() step3;
 
     apply {
         bit<32> qp = (bit<32>)meta.qp_index;
@@ -108,22 +117,21 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
             if (meta.slot < meta.ev_slots && meta.slot != meta.old_ev_id) {
                 own_check.apply(meta.qp_index, meta.ev_slots, meta.slot, found, chosen);
             }
-            if (meta.backups_per_plane != 0) {
+            if (!found && meta.backups_per_plane != 0) {
                 bit<8> cursor;
                 backup_cursor.read(cursor, NIC_PLANE_INDEX(meta.qp_index, meta.plane));
-                bit<16> id0;
-                bit<16> id1;
-                bit<16> id2;
-                bit<16> id3;
-                next0.apply(meta.backups_per_plane, cursor, id0, meta.plane);
-                next1.apply(meta.backups_per_plane, cursor, id1, meta.plane);
-                next2.apply(meta.backups_per_plane, cursor, id2, meta.plane);
-                next3.apply(meta.backups_per_plane, cursor, id3, meta.plane);
-                check0.apply(meta.qp_index, meta.ev_slots, id0, found, chosen);
-                check1.apply(meta.qp_index, meta.ev_slots, id1, found, chosen);
-                check2.apply(meta.qp_index, meta.ev_slots, id2, found, chosen);
-                check3.apply(meta.qp_index, meta.ev_slots, id3, found, chosen);
+                bit<16> base = (bit<16>)NIC_EV_BACKUP_BASE
+                               + (bit<16>)meta.plane * (bit<16>)meta.backups_per_plane;
+                step0.apply(meta.qp_index, meta.ev_slots, base, meta.backups_per_plane, cursor,
+                            found, chosen, meta.backup_cursor);
+                step1.apply(meta.qp_index, meta.ev_slots, base, meta.backups_per_plane, cursor,
+                            found, chosen, meta.backup_cursor);
+                step2.apply(meta.qp_index, meta.ev_slots, base, meta.backups_per_plane, cursor,
+                            found, chosen, meta.backup_cursor);
+                step3.apply(meta.qp_index, meta.ev_slots, base, meta.backups_per_plane, cursor,
+                            found, chosen, meta.backup_cursor);
                 backup_cursor.write(NIC_PLANE_INDEX(meta.qp_index, meta.plane), cursor);
+                meta.from_backup_range = found;
             }
             if (found) {
                 meta.refill = true;
@@ -185,7 +193,17 @@ control NicEvCommit(inout nic_metadata_t meta) {
         if (meta.retire) {
             bit<16> empty;
             qp_empty_slots.read(empty, qp);
-            if (meta.refill && meta.ev_hit) {
+            if (meta.refill && !meta.ev_hit) {
+                if (meta.from_backup_range) {
+                    // The id the search took has no path yet: the controller adds a
+                    // plane's backups in id order (its top-up), so the search waits
+                    // at this id until it is configured.
+                    backup_cursor.write(NIC_PLANE_INDEX(meta.qp_index, meta.plane),
+                                        meta.backup_cursor);
+                }
+                meta.refill = false;
+            }
+            if (meta.refill) {
                 meta.event.new_ev = meta.t1_usid ++ 7w0 ++ meta.ev_id[8:0];
                 ev_slot_member.write(slot_index, meta.ev_id + 1);
                 ev_pool_state.write(NIC_EV_INDEX(meta.qp_index, meta.ev_id), EV_POOL_IN_SLOT);

@@ -81,6 +81,8 @@ struct nic_metadata_t {
     bit<8> event_reason;           // EV_EVENT_* of the digest to send, 0 = none
     bit<16> old_ev_id;
     bool refill;                   // a backup was found for the slot
+    bool from_backup_range;        // ... by the round robin over the plane's backups
+    bit<8> backup_cursor;          // the round robin's position of that backup
     ev_event_t event;
 
     /* ---- receive and replies ---- */
