@@ -485,6 +485,11 @@ class ControlGenMixin:
         else:
             child = self.block.applied(target.receiver)
         if child is None:
+            receiver = getattr(target.receiver, "decl", None)
+            if isinstance(receiver, ast.Parameter):
+                raise P4TypeError(f"'{receiver.name}' is bound to no instance: this target "
+                                  "binds parser/control constructor parameters of nested "
+                                  "instances, not of the package's blocks", call.loc)
             raise P4TypeError("cannot resolve the instance being applied", call.loc)
         # The instance's own declaration: through a constructor parameter the call
         # was typed against a parser/control type, whose parameters line up with it.
