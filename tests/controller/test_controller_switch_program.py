@@ -9,15 +9,12 @@ from pathlib import Path
 
 import pytest
 from plan_walk import Walker
+from planned_fabric import program_device, programs
 from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
-from behavioral_model.program import load_program
-from behavioral_model.runtime import matches as bm_matches
-from behavioral_model.runtime.tables import ActionCall
-from behavioral_model.runtime.tables import TableEntry as BmEntry
-from controller.plan import Exact, FabricPlan, TableEntry, make_plan
+from controller.plan import FabricPlan, make_plan
 from controller.topology import Role, load_topology
 from controller.topology.values import format_mac
 from protocol import constants as c
@@ -34,20 +31,11 @@ def small() -> FabricPlan:
 @pytest.fixture(scope="module")
 def switches(small: FabricPlan) -> dict:
     """Every switch of the small fabric as a bm device holding its planned entries."""
-    program = load_program(ROOT / "p4src" / "srv6_switch.p4", [ROOT / "p4src" / "include"])
+    program, _ = programs()
     devices = {}
     for switch in small.fabric.switches():
-        device = program.new_device()
-        for entry in small.device_entities(switch.name):
-            assert isinstance(entry, TableEntry)
-            table = device.state.table(entry.table)
-            by_field = {name: bm_matches.Exact(m.value) if isinstance(m, Exact)
-                        else bm_matches.Lpm(m.value, m.prefix_len)
-                        for name, m in entry.match}
-            table.insert(BmEntry(matches=table.build_matches(by_field),
-                                 action=ActionCall(entry.action,
-                                                   tuple(v for _, v in entry.params))))
-        devices[switch.name] = device
+        devices[switch.name] = program.new_device()
+        program_device(devices[switch.name], small.device_entities(switch.name))
     return devices
 
 
