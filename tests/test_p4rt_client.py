@@ -5,11 +5,13 @@ errors and reads, against in-process bm P4Runtime servers."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 from test_p4runtime_helpers import SWITCH, Harness, harness, p4info_of
+from test_p4runtime_idle_timeout import ClockHarness, program
 
 from behavioral_model.p4runtime.device_config import make_bundle
 from p4rt_client import (
@@ -23,7 +25,7 @@ from p4rt_client import (
 )
 from p4rt_client.names import resolve_key_field, resolve_name
 
-__all__ = ["harness"]
+__all__ = ["harness", "program"]
 
 INSERT = p4runtime_pb2.Update.INSERT
 
@@ -127,3 +129,59 @@ def test_batched_write_reports_each_update(harness: Harness) -> None:
         assert [(i, e.canonical_code) for i, e in info.value.failed_updates()] == [
             (0, code_pb2.ALREADY_EXISTS)]
         assert len(session.read([helper.table_entry("l2")])) == 2
+
+
+def _frame(dst: int, src: int) -> bytes:
+    return dst.to_bytes(6, "big") + src.to_bytes(6, "big") + b"\x08\x00" + bytes(50)
+
+
+def test_stream_packets_and_digests(harness: Harness) -> None:
+    helper = P4InfoHelper(p4info_of(SWITCH))
+    with _session(harness) as session:
+        session.connect()
+        session.set_pipeline(helper.p4info, make_bundle(SWITCH))
+        session.packet_out(_frame(1, 2), helper.packet_metadata("packet_out",
+                                                                {"egress_port": 5}))
+        assert harness.target.get_output() == (5, _frame(1, 2))
+
+        session.write([update(INSERT, helper.table_entry("l2", {"dst_addr": 0xCAFE},
+                                                         "to_cpu"))])
+        harness.target.send(3, _frame(0xCAFE, 0x1234))
+        packet_in = session.get_stream("packet")
+        assert packet_in.payload == _frame(0xCAFE, 0x1234)
+        assert helper.decode_packet_metadata("packet_in", packet_in.metadata)[
+            "ingress_port"] == 3
+
+        session.write([update(INSERT, helper.digest_entry(
+            "learn_t", max_list_size=1, ack_timeout_ns=60 * 10**9))])
+        harness.target.send(4, _frame(0xFF, 0xA1))
+        digest = session.get_stream("digest")
+        assert [helper.decode_p4data(d)[0] for d in digest.data] == [0xA1]
+        session.ack_digest(digest)
+        # Until the server has the ack (it travels on the stream) the same data is
+        # suppressed; after it, the same learned address is reported again.
+        again = None
+        for _ in range(100):
+            harness.target.send(4, _frame(0xFF, 0xA1))
+            again = session.get_stream("digest", timeout=0.05)
+            if again is not None:
+                break
+        assert again is not None and again.list_id != digest.list_id
+
+
+def test_stream_idle_timeout_notification(program: Path) -> None:
+    harness = ClockHarness()
+    helper = P4InfoHelper(p4info_of(program))
+    try:
+        with P4RuntimeSession(f"127.0.0.1:{harness.server.port}",
+                              harness.target.device_id) as session:
+            session.connect()
+            session.set_pipeline(helper.p4info, make_bundle(program))
+            entry = helper.table_entry("idle_t", {"a": 1, "b": (0x800, 0xFFFF)}, "nop",
+                                       priority=1, idle_timeout_ns=10**9)
+            session.write([update(INSERT, entry)])
+            harness.clock.advance(2_000_000)
+            notification = session.get_stream("idle_timeout_notification", timeout=5)
+            assert [e.match for e in notification.table_entry] == [entry.match]
+    finally:
+        harness.close()
