@@ -32,12 +32,19 @@ def clos_document(shape: Shape, qps: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def listed_document(shape: Shape, qps: list[dict[str, Any]],
-                    fixed_usids: dict[str, int] | None = None) -> dict[str, Any]:
+                    fixed_usids: dict[str, int] | None = None,
+                    port_numbers: dict[str, list[int]] | None = None) -> dict[str, Any]:
     """The same fabric as ``clos_document``, every device and link written out;
-    ``fixed_usids`` gives some switches their uSID."""
+    ``fixed_usids`` gives some switches their uSID, ``port_numbers[device][k]`` renumbers
+    the device's k-th port (a NIC's k-th port is plane k's)."""
     k = shape.nics_per_t0
-    ports = list(islice(usable_ports(9), max(k + shape.t1, shape.t0)))
+    canonical = list(islice(usable_ports(9), max(k + shape.t1, shape.t0)))
     address = iter(range(40000, 60000))
+
+    def port(device: str, index: int) -> int:
+        if port_numbers and device in port_numbers:
+            return port_numbers[device][index]
+        return canonical[index] if not device.startswith("nic") else index + 1
 
     def device(name: str) -> dict[str, Any]:
         spec = {"name": name, "address": f"127.0.0.1:{next(address)}"}
@@ -50,10 +57,13 @@ def listed_document(shape: Shape, qps: list[dict[str, Any]],
         planes.append({"t1": [device(f"p{p}-t1-{i}") for i in range(shape.t1)],
                        "t0": [device(f"p{p}-t0-{j}") for j in range(shape.t0)]})
         for j in range(shape.t0):
+            t0 = f"p{p}-t0-{j}"
             for d in range(k):
-                links.append([f"nic{j * k + d}:{p + 1}", f"p{p}-t0-{j}:{ports[d]}"])
+                nic = f"nic{j * k + d}"
+                links.append([f"{nic}:{port(nic, p)}", f"{t0}:{port(t0, d)}"])
             for i in range(shape.t1):
-                links.append([f"p{p}-t0-{j}:{ports[k + i]}", f"p{p}-t1-{i}:{ports[j]}"])
-    nics = [{**device(f"nic{n}"), "ports": list(range(1, shape.planes + 1))}
+                t1 = f"p{p}-t1-{i}"
+                links.append([f"{t0}:{port(t0, k + i)}", f"{t1}:{port(t1, j)}"])
+    nics = [{**device(f"nic{n}"), "ports": [port(f"nic{n}", p) for p in range(shape.planes)]}
             for n in range(shape.nics)]
     return {"name": "generated", "planes": planes, "nics": nics, "links": links, "qps": qps}

@@ -172,3 +172,42 @@ def test_fixed_usids_are_kept_and_the_others_step_around_them(
             if index == local.qp_index:
                 _, port, carrier = walker.carrier(local.nic, index, ev_id)
                 assert walker.forward(local.nic, port, carrier).nic == remote.nic
+
+
+@st.composite
+def renumbered(draw: st.DrawFn) -> tuple[Shape, list[dict], dict[str, list[int]]]:
+    """A fabric whose every device numbers its ports at random (no CPU/drop port)."""
+    shape, qps = draw(fabrics())
+    usable = st.integers(1, 300).filter(lambda port: port != c.CPU_PORT)
+
+    def ports(count: int) -> list[int]:
+        return draw(st.lists(usable, min_size=count, max_size=count, unique=True))
+
+    numbers: dict[str, list[int]] = {}
+    for p in range(shape.planes):
+        for i in range(shape.t1):
+            numbers[f"p{p}-t1-{i}"] = ports(shape.t0)
+        for j in range(shape.t0):
+            numbers[f"p{p}-t0-{j}"] = ports(shape.nics_per_t0 + shape.t1)
+    for nic in range(shape.nics):
+        numbers[f"nic{nic}"] = ports(shape.planes)
+    return shape, qps, numbers
+
+
+@SETTINGS
+@given(renumbered())
+def test_any_port_numbering_delivers_every_qp_ev(
+        fabric: tuple[Shape, list[dict], dict[str, list[int]]]) -> None:
+    shape, qps, numbers = fabric
+    plan = plan_of(listed_document(shape, qps, port_numbers=numbers))
+    walker = Walker(plan)
+    for qp in plan.fabric.qps:
+        for side, local in enumerate(qp.ends):
+            remote = plan.fabric.nic(qp.ends[1 - side].nic)
+            for (index, ev_id) in walker.tables(local.nic)[n.QP_EV]:
+                if index != local.qp_index:
+                    continue
+                plane, port, carrier = walker.carrier(local.nic, index, ev_id)
+                assert port == numbers[local.nic][plane]
+                delivery = walker.forward(local.nic, port, carrier)
+                assert (delivery.nic, delivery.port) == (remote.name, remote.ports[plane])
