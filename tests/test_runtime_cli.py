@@ -108,6 +108,7 @@ def test_command_file(switch: str, helper: P4InfoHelper,
     assert "port_in[1]= packets=5, bytes=500" in out
     assert "last_len[3]= 1500" in out
     assert "1: info rate = 0.0005, burst size = 200" in out
+    assert "  action: member 0" in out and "  action: group 0" in out  # wcmp dump
 
     net = 0x20010DB8 << 96
     assert _entries(switch, helper, "ipv6_lpm") == {

@@ -63,6 +63,18 @@ class ProfileCommands:
         self.tables = tables
         self._members: dict[int, _Handles] = {}
         self._groups: dict[int, _Handles] = {}
+        tables.describe_indirect = self.describe
+
+    def describe(self, profile_id: int, action: p4runtime_pb2.TableAction) -> str:
+        """``member H`` / ``group H`` by CLI handle (or P4Runtime id if it has none)."""
+        if action.WhichOneof("type") == "action_profile_group_id":
+            what, object_id, handles = ("group", action.action_profile_group_id,
+                                        self._groups.get(profile_id, _Handles()))
+        else:
+            what, object_id, handles = ("member", action.action_profile_member_id,
+                                        self._members.get(profile_id, _Handles()))
+        handle = handles.handle_of(object_id)
+        return f"{what} id {object_id}" if handle is None else f"{what} {handle}"
 
     def commands(self) -> list[Command]:
         return [

@@ -8,7 +8,7 @@ wildcard (prefix length 0, mask 0, full range) leaves the field out of the entry
 P4Runtime requires.
 
 Priorities: in BMv2's CLI the *smallest* number wins; in P4Runtime the largest.
-A CLI priority ``p`` is sent as ``PRIORITY_BASE - p``.
+A CLI priority ``p`` is sent as ``PRIORITY_BASE - p``, which stays in 1..2**24-1.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ __all__ = [
     "from_p4rt_priority",
 ]
 
-PRIORITY_BASE = 1 << 24
+PRIORITY_BASE = (1 << 24) - 1
 _MatchField = p4info_pb2.MatchField
 _PRIORITY_KINDS = (_MatchField.TERNARY, _MatchField.RANGE, _MatchField.OPTIONAL)
 

@@ -9,6 +9,8 @@ entry gets one when this CLI adds it, or when a dump first shows it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -53,12 +55,21 @@ def entry_key(entry: p4runtime_pb2.TableEntry) -> EntryKey:
     return entry.table_id, entry.priority, tuple(fields)
 
 
+def _describe_by_id(profile_id: int, action: p4runtime_pb2.TableAction) -> str:
+    which = action.WhichOneof("type")
+    return f"{which} {getattr(action, which)}"
+
+
 class TableCommands:
     def __init__(self, ctx: ShellContext) -> None:
         self.ctx = ctx
         self._handles: dict[int, dict[int, p4runtime_pb2.TableEntry]] = {}
         self._by_key: dict[EntryKey, int] = {}
         self._next: dict[int, int] = {}
+        # How a member or group action is shown: ProfileCommands, which owns their
+        # handles, replaces this with one that shows the handle.
+        self.describe_indirect: Callable[[int, p4runtime_pb2.TableAction], str] = (
+            _describe_by_id)
 
     def commands(self) -> list[Command]:
         return [
@@ -242,21 +253,20 @@ class TableCommands:
             out(f"entry {self.handle_of(entry)}:")
             for line in match_lines(table, entry):
                 out(line)
-            out(f"  action: {self._entry_action(entry)}")
+            out(f"  action: {self._entry_action(table, entry)}")
         default = self.ctx.read(p4runtime_pb2.TableEntry(table_id=table.preamble.id,
                                                          is_default_action=True))
         if default:
-            out(f"default: {self._entry_action(default[0].table_entry)}")
+            out(f"default: {self._entry_action(table, default[0].table_entry)}")
 
-    def _entry_action(self, entry: p4runtime_pb2.TableEntry) -> str:
+    def _entry_action(self, table: p4info_pb2.Table,
+                      entry: p4runtime_pb2.TableEntry) -> str:
         which = entry.action.WhichOneof("type")
         if which == "action":
             return action_text(self.ctx.helper, entry.action.action)
-        if which == "action_profile_member_id":
-            return f"member {entry.action.action_profile_member_id}"
-        if which == "action_profile_group_id":
-            return f"group {entry.action.action_profile_group_id}"
-        return "(none)"
+        if which is None:
+            return "(none)"
+        return self.describe_indirect(table.implementation_id, entry.action)
 
     def show_tables(self, words: list[str]) -> None:
         expect_args(words, 0, 0, "show_tables")
