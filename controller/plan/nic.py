@@ -8,6 +8,7 @@ only for the QPs the topology declares on it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from controller.topology import Fabric
 from protocol import constants as c
@@ -42,13 +43,19 @@ def nic_entities(fabric: Fabric, usids: UsidPlan, name: str,
         entities.append(TableEntry(n.PLANE_PORT, (("plane", Exact(plane)),), n.SET_PLANE_PORT, (
             ("port", port), ("nic_mac", nic.macs[plane]), ("next_hop_mac", t0.peer_mac),
             ("usid_block", usids.block), ("src_t0_usid", usids.node(t0.peer)))))
-    for plane, port in enumerate(nic.ports):
-        entities.append(MulticastGroup(c.NIC_REPLY_MCAST_BASE + plane, (
-            Replica(c.NIC_HOST_PORT, _HOST_REPLICA), Replica(port, _PLANE_REPLICA))))
+    entities.extend(_reply_group(plane, port) for plane, port in enumerate(nic.ports))
     entities.append(EV_EVENT_DIGEST_CONFIG)
     for end in qp_ends:
         entities.extend(qp_entries(end))
     return entities
+
+
+@lru_cache(maxsize=256)
+def _reply_group(plane: int, port: int) -> MulticastGroup:
+    """The same on every NIC that uses ``port`` for ``plane``: built once, shared (it is
+    immutable)."""
+    return MulticastGroup(c.NIC_REPLY_MCAST_BASE + plane, (
+        Replica(c.NIC_HOST_PORT, _HOST_REPLICA), Replica(port, _PLANE_REPLICA)))
 
 
 def qp_entries(end: QpEndPlan) -> Iterator[TableEntry]:

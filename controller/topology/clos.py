@@ -11,6 +11,7 @@ import ipaddress
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 
 from protocol import constants as c
@@ -42,6 +43,16 @@ def switch_name(plane: int, role: Role, index: int) -> str:
 
 def nic_name(index: int) -> str:
     return f"nic{index}"
+
+
+@lru_cache(maxsize=64)
+def _nic_index(name: str) -> int | None:
+    """``nic17`` -> 17 (None for other names). Kept for the last few names: planning one
+    NIC asks for its name once per plane."""
+    match = _NIC_NAME.fullmatch(name)
+    if match is None or name != nic_name(int(match[1])):
+        return None
+    return int(match[1])
 
 
 @dataclass
@@ -128,10 +139,8 @@ class ClosFabric:
         return plane, role, index
 
     def _locate_nic(self, name: str) -> int | None:
-        match = _NIC_NAME.fullmatch(name)
-        if match is None or int(match[1]) >= self.nic_count or name != nic_name(int(match[1])):
-            return None
-        return int(match[1])
+        index = _nic_index(name)
+        return index if index is not None and index < self.nic_count else None
 
     def switch(self, name: str) -> SwitchNode | None:
         place = self._locate_switch(name)
