@@ -1,3 +1,7 @@
 """Many devices in one emulated network: the NICs of p4src/mrc_nic.p4 and the switches of
 p4src/srv6_switch.p4, each running its P4 program in our executor, with host/ endpoints on
-the NICs' host ports."""
+the NICs' host ports.
+
+``fabric.procs`` runs the devices as processes instead: one bm switch process per device
+of a topology file, cabled by a patch panel between their nanomsg sockets, on loopback
+and without root (``python -m fabric.procs up TOPO``)."""
