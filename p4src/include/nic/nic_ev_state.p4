@@ -23,7 +23,7 @@ control NicPoolCheck(in bit<16> qp_index,
     apply {
         if (!found) {
             bit<2> pool;
-            ev_pool_state.read(pool, NIC_EV_INDEX(qp_index, id));
+            NIC_REG_READ(pool, ev_pool_state, NIC_EV_INDEX(qp_index, id));
             if (pool == EV_POOL_SPARE || (pool == EV_POOL_CONFIGURED && id >= ev_slots)) {
                 found = true;
                 chosen = id;
@@ -71,7 +71,7 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
         if (meta.loss_report) {
             // The host knows the PSN it lost, the NIC knows the EV that
             // carried it.
-            psn_ev.read(meta.ev, NIC_SLOT_INDEX(meta.qp_index, hdr.nack.nack_psn[7:0]));
+            NIC_REG_READ(meta.ev, psn_ev, NIC_SLOT_INDEX(meta.qp_index, hdr.nack.nack_psn[7:0]));
             meta.retire = true;
             meta.event_reason = EV_EVENT_HOST_LOSS;
             event_counter.count(NIC_EVENT_LOSS_REPORT);
@@ -86,11 +86,11 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
         // Where the EV is: in a slot (its own, or one it refilled), retired,
         // or in the pool.
         bit<2> pool;
-        ev_pool_state.read(pool, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
+        NIC_REG_READ(pool, ev_pool_state, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
         bool in_slot = pool == EV_POOL_IN_SLOT
                        || (pool == EV_POOL_CONFIGURED && meta.old_ev_id < meta.ev_slots);
         bit<16> home;
-        ev_home_slot.read(home, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
+        NIC_REG_READ(home, ev_home_slot, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
         if (pool == EV_POOL_CONFIGURED) {
             meta.slot = meta.old_ev_id;
         } else {
@@ -119,7 +119,7 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
             }
             if (!found && meta.backups_per_plane != 0) {
                 bit<8> cursor;
-                backup_cursor.read(cursor, NIC_PLANE_INDEX(meta.qp_index, meta.plane));
+                NIC_REG_READ(cursor, backup_cursor, NIC_PLANE_INDEX(meta.qp_index, meta.plane));
                 bit<16> base = (bit<16>)NIC_EV_BACKUP_BASE
                                + (bit<16>)meta.plane * (bit<16>)meta.backups_per_plane;
                 step0.apply(meta.qp_index, meta.ev_slots, base, meta.backups_per_plane, cursor,
@@ -151,7 +151,7 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
             }
             if (skip) {
                 bit<2> state;
-                ev_slot_state.read(state, NIC_SLOT_INDEX(meta.qp_index, meta.slot));
+                NIC_REG_READ(state, ev_slot_state, NIC_SLOT_INDEX(meta.qp_index, meta.slot));
                 if (state == EV_SLOT_GOOD) {
                     ev_slot_state.write(NIC_SLOT_INDEX(meta.qp_index, meta.slot), EV_SLOT_SKIP);
                 }
@@ -169,7 +169,7 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
         if (meta.rx_sack && hdr.sack.pr == SACK_PR_PROBE && pool == EV_POOL_RETIRED) {
             // A probe on a retired EV came back: one step toward restoring it.
             bit<8> ok;
-            ev_probe_ok.read(ok, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
+            NIC_REG_READ(ok, ev_probe_ok, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
             ok = ok + 1;
             ev_probe_ok.write(NIC_EV_INDEX(meta.qp_index, meta.old_ev_id), ok);
             event_counter.count(NIC_EVENT_PROBE_OK);
@@ -192,7 +192,7 @@ control NicEvCommit(inout nic_metadata_t meta) {
 
         if (meta.retire) {
             bit<16> empty;
-            qp_empty_slots.read(empty, qp);
+            NIC_REG_READ(empty, qp_empty_slots, qp);
             if (meta.refill && !meta.ev_hit) {
                 if (meta.from_backup_range) {
                     // The id the search took has no path yet: the controller adds a
@@ -232,13 +232,13 @@ control NicEvCommit(inout nic_metadata_t meta) {
             }
         } else if (meta.event_reason == EV_EVENT_RESTORED) {
             bit<2> state;
-            ev_slot_state.read(state, slot_index);
+            NIC_REG_READ(state, ev_slot_state, slot_index);
             meta.event.old_ev = 0;
             meta.event.new_ev = meta.ev;
             ev_probe_ok.write(old_index, 0);
             if (state == EV_SLOT_EMPTY) {
                 bit<16> empty;
-                qp_empty_slots.read(empty, qp);
+                NIC_REG_READ(empty, qp_empty_slots, qp);
                 qp_empty_slots.write(qp, empty - 1);
                 ev_slot_member.write(slot_index, meta.old_ev_id + 1);
                 ev_pool_state.write(old_index, EV_POOL_IN_SLOT);

@@ -1,9 +1,11 @@
 /*
  * The NIC's tables (docs/mrc-nic.md section 2), one control per stage of the
- * pass.  A table applies once per pass, and every path through ingress
- * meets them in the same order: nic_address, qp_context, qp_ev, plane_port,
- * qp_plane.  The controls between them (transmit, receive, EV reactions)
- * compute their keys from registers.
+ * pass.  A table applies once per pass, and every path through the main
+ * control meets them in the same order: nic_address, qp_context, qp_ev,
+ * plane_port, qp_plane.  The controls between them (transmit, receive, EV
+ * reactions) compute their keys from registers.  Each control decides itself
+ * whether its stage has work (meta.transport, need_ev, need_path), so the
+ * architecture's top level applies them in a straight line.
  *
  * Needs constants.p4, headers.p4 and nic_types.p4.
  */
@@ -61,11 +63,20 @@ control NicLookup(in headers_t hdr, inout nic_metadata_t meta) {
     }
 
     apply {
-        if (meta.rx_data || meta.rx_probe || meta.rx_sack || meta.rx_nack) {
-            nic_address.apply();
-        }
-        if (meta.drop_reason == 0) {
-            qp_context.apply();
+        if (meta.transport) {
+            bool arrival = meta.rx_data || meta.rx_probe || meta.rx_sack || meta.rx_nack;
+            if (arrival) {
+                nic_address.apply();
+            }
+            if (meta.drop_reason == 0) {
+                qp_context.apply();
+            }
+            if (arrival && !meta.local) {
+                meta.drop_reason = NIC_DROP_NOT_LOCAL;
+            }
+            if (meta.drop_reason == 0 && !meta.qp_hit) {
+                meta.drop_reason = NIC_DROP_UNKNOWN_QP;
+            }
         }
     }
 }
@@ -92,7 +103,9 @@ control NicEvLookup(inout nic_metadata_t meta) {
     }
 
     apply {
-        qp_ev.apply();
+        if (meta.need_ev) {
+            qp_ev.apply();
+        }
     }
 }
 
@@ -144,13 +157,18 @@ control NicPathLookup(inout nic_metadata_t meta) {
     }
 
     apply {
-        plane_port.apply();
-        qp_plane.apply();
-        meta.path_hit = meta.path_hit && qp_path_hit;
-        // RFC 9800 F3216: 32-bit block, then 16-bit uSIDs in path order; the
-        // two unused slots stay zero (end of carrier).
-        meta.carrier = meta.usid_block ++ meta.src_t0_usid ++ meta.ev[31:16]
-                       ++ meta.dst_t0_usid ++ meta.down_usid ++ 32w0;
+        if (meta.need_path) {
+            plane_port.apply();
+            qp_plane.apply();
+            meta.path_hit = meta.path_hit && qp_path_hit;
+            // RFC 9800 F3216: 32-bit block, then 16-bit uSIDs in path order; the
+            // two unused slots stay zero (end of carrier).
+            meta.carrier = meta.usid_block ++ meta.src_t0_usid ++ meta.ev[31:16]
+                           ++ meta.dst_t0_usid ++ meta.down_usid ++ 32w0;
+            if (!meta.path_hit) {
+                meta.drop_reason = NIC_DROP_NO_PATH;
+            }
+        }
     }
 }
 

@@ -33,9 +33,9 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
         bit<24> expected;
         bit<64> bitmap;
         bit<24> received;
-        rx_expected.read(expected, qp);
-        rx_bitmap.read(bitmap, qp);
-        rx_bytes.read(received, qp);
+        NIC_REG_READ(expected, rx_expected, qp);
+        NIC_REG_READ(bitmap, rx_bitmap, qp);
+        NIC_REG_READ(received, rx_bytes, qp);
         meta.psn = hdr.bth.psn;
 
         if (meta.rx_probe) {
@@ -94,7 +94,7 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
                 received = received + (bit<24>)hdr.inner_ipv6.payload_len;
                 qp_rx_counter.count(qp);
                 bit<8> unacked;
-                rx_unacked.read(unacked, qp);
+                NIC_REG_READ(unacked, rx_unacked, qp);
                 unacked = unacked + 1;
                 // Immediate SACK for CE, retransmissions and AckReq; the rest
                 // is coalesced, one SACK per sack_every packets.

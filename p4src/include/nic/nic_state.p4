@@ -11,9 +11,21 @@
  *   per plane     qp_index * NIC_MAX_PLANES + plane        (<< 3)
  *   per PSN       qp_index * NIC_PSN_TRACK + psn % 256     (<< 8)
  * Declared at the top level because several controls of one pass use them
- * (v1model allows it; p4c's BMv2 back end treats them as globals).
+ * (v1model and PNA allow it; p4c's BMv2 back ends treat them as globals), and
+ * so named alike, without a control's prefix, on every architecture.
  *
- * Needs constants.p4 and v1model (register, counter).
+ * The architecture's top level says how state is declared and used, before
+ * including this file (the names of its externs differ, the behaviour not):
+ *   NIC_REGISTER(T, size)          a register array of T indexed by bit<32>
+ *   NIC_REG_READ(dst, reg, index)  dst = reg[index]
+ *   NIC_COUNTER(I, size, unit)     a counter array indexed by I, unit one of
+ *   NIC_PACKETS, NIC_PACKETS_AND_BYTES
+ *   NIC_RANDOM(dst, mask)          dst = a uniform draw from 0..mask (mask is
+ *                                  2^k - 1, from the QP's ev_mask)
+ * Writes (reg.write(index, value)) and counts (ctr.count(index)) are spelt
+ * alike in v1model and PNA.
+ *
+ * Needs constants.p4.
  */
 
 #ifndef _MRC_NIC_STATE_P4_
@@ -25,37 +37,37 @@ const bit<32> NIC_PLANE_ENTRIES = NIC_QP_COUNT * NIC_MAX_PLANES;
 const bit<32> NIC_PSN_ENTRIES = NIC_QP_COUNT * NIC_PSN_TRACK;
 
 /* ---- sender ---- */
-register<bit<24>, bit<32>>(NIC_QP_COUNT) nic_next_psn;
-register<bit<8>, bit<32>>(NIC_QP_COUNT) nic_rot_cursor;
-register<bit<8>, bit<32>>(NIC_QP_COUNT) nic_rot_xor;
-register<bit<16>, bit<32>>(NIC_QP_COUNT) nic_last_slot;
-register<bit<16>, bit<32>>(NIC_QP_COUNT) qp_empty_slots;
-register<bit<2>, bit<32>>(NIC_SLOT_ENTRIES) ev_slot_state;
-register<bit<16>, bit<32>>(NIC_SLOT_ENTRIES) ev_slot_member;
-register<bit<2>, bit<32>>(NIC_EV_ID_ENTRIES) ev_pool_state;
-register<bit<16>, bit<32>>(NIC_EV_ID_ENTRIES) ev_home_slot;
-register<bit<8>, bit<32>>(NIC_EV_ID_ENTRIES) ev_probe_ok;
-register<bit<8>, bit<32>>(NIC_PLANE_ENTRIES) backup_cursor;
-register<bit<32>, bit<32>>(NIC_PSN_ENTRIES) psn_ev;
+NIC_REGISTER(bit<24>, NIC_QP_COUNT) nic_next_psn;
+NIC_REGISTER(bit<8>, NIC_QP_COUNT) nic_rot_cursor;
+NIC_REGISTER(bit<8>, NIC_QP_COUNT) nic_rot_xor;
+NIC_REGISTER(bit<16>, NIC_QP_COUNT) nic_last_slot;
+NIC_REGISTER(bit<16>, NIC_QP_COUNT) qp_empty_slots;
+NIC_REGISTER(bit<2>, NIC_SLOT_ENTRIES) ev_slot_state;
+NIC_REGISTER(bit<16>, NIC_SLOT_ENTRIES) ev_slot_member;
+NIC_REGISTER(bit<2>, NIC_EV_ID_ENTRIES) ev_pool_state;
+NIC_REGISTER(bit<16>, NIC_EV_ID_ENTRIES) ev_home_slot;
+NIC_REGISTER(bit<8>, NIC_EV_ID_ENTRIES) ev_probe_ok;
+NIC_REGISTER(bit<8>, NIC_PLANE_ENTRIES) backup_cursor;
+NIC_REGISTER(bit<32>, NIC_PSN_ENTRIES) psn_ev;
 
 /* ---- receiver ---- */
-register<bit<24>, bit<32>>(NIC_QP_COUNT) rx_expected;
-register<bit<64>, bit<32>>(NIC_QP_COUNT) rx_bitmap;
-register<bit<8>, bit<32>>(NIC_QP_COUNT) rx_unacked;
-register<bit<24>, bit<32>>(NIC_QP_COUNT) rx_bytes;
+NIC_REGISTER(bit<24>, NIC_QP_COUNT) rx_expected;
+NIC_REGISTER(bit<64>, NIC_QP_COUNT) rx_bitmap;
+NIC_REGISTER(bit<8>, NIC_QP_COUNT) rx_unacked;
+NIC_REGISTER(bit<24>, NIC_QP_COUNT) rx_bytes;
 
 /* ---- counters (docs/mrc-nic.md section 6) ---- */
-counter<bit<32>>(NIC_QP_COUNT, CounterType.packets_and_bytes) qp_tx_counter;
-counter<bit<32>>(NIC_QP_COUNT, CounterType.packets_and_bytes) qp_rx_counter;
-counter<bit<32>>(NIC_QP_COUNT, CounterType.packets) qp_ecn_counter;
-counter<bit<32>>(NIC_QP_COUNT, CounterType.packets) qp_trim_counter;
-counter<bit<32>>(NIC_QP_COUNT, CounterType.packets) qp_retire_counter;
-counter<bit<32>>(NIC_SLOT_ENTRIES, CounterType.packets) slot_tx_counter;
-counter<bit<32>>(NIC_SLOT_ENTRIES, CounterType.packets) slot_ecn_counter;
-counter<bit<32>>(NIC_SLOT_ENTRIES, CounterType.packets) slot_trim_counter;
-counter<bit<32>>(NIC_SLOT_ENTRIES, CounterType.packets) slot_retire_counter;
-counter<bit<8>>(NIC_DROP_REASON_COUNT, CounterType.packets_and_bytes) drop_counter;
-counter<bit<32>>(NIC_EVENT_COUNT, CounterType.packets) event_counter;
+NIC_COUNTER(bit<32>, NIC_QP_COUNT, NIC_PACKETS_AND_BYTES) qp_tx_counter;
+NIC_COUNTER(bit<32>, NIC_QP_COUNT, NIC_PACKETS_AND_BYTES) qp_rx_counter;
+NIC_COUNTER(bit<32>, NIC_QP_COUNT, NIC_PACKETS) qp_ecn_counter;
+NIC_COUNTER(bit<32>, NIC_QP_COUNT, NIC_PACKETS) qp_trim_counter;
+NIC_COUNTER(bit<32>, NIC_QP_COUNT, NIC_PACKETS) qp_retire_counter;
+NIC_COUNTER(bit<32>, NIC_SLOT_ENTRIES, NIC_PACKETS) slot_tx_counter;
+NIC_COUNTER(bit<32>, NIC_SLOT_ENTRIES, NIC_PACKETS) slot_ecn_counter;
+NIC_COUNTER(bit<32>, NIC_SLOT_ENTRIES, NIC_PACKETS) slot_trim_counter;
+NIC_COUNTER(bit<32>, NIC_SLOT_ENTRIES, NIC_PACKETS) slot_retire_counter;
+NIC_COUNTER(bit<8>, NIC_DROP_REASON_COUNT, NIC_PACKETS_AND_BYTES) drop_counter;
+NIC_COUNTER(bit<32>, NIC_EVENT_COUNT, NIC_PACKETS) event_counter;
 
 // Index helpers: the shifts are the sizes above (powers of two).
 #define NIC_SLOT_INDEX(qp, slot) (((bit<32>)(qp) << 8) | (bit<32>)(slot))

@@ -24,13 +24,13 @@ control NicSlotCheck(in bit<16> qp_index,
             bit<16> slot = (bit<16>)((position ^ rotation_xor) & ev_mask);
             if (position >= ev_mask) {
                 position = 0;
-                random(rotation_xor, 8w0, ev_mask);
+                NIC_RANDOM(rotation_xor, ev_mask);
             } else {
                 position = position + 1;
             }
             if (slot < ev_slots) {
                 bit<2> state;
-                ev_slot_state.read(state, NIC_SLOT_INDEX(qp_index, slot));
+                NIC_REG_READ(state, ev_slot_state, NIC_SLOT_INDEX(qp_index, slot));
                 if (state == EV_SLOT_GOOD) {
                     found = true;
                     chosen = slot;
@@ -57,15 +57,15 @@ control NicTransmit(in headers_t hdr, inout nic_metadata_t meta) {
             meta.psn = hdr.bth.psn;
             meta.dscp = DSCP_TRIMMABLE_RETX;
         } else {
-            nic_next_psn.read(meta.psn, (bit<32>)meta.qp_index);
+            NIC_REG_READ(meta.psn, nic_next_psn, (bit<32>)meta.qp_index);
             nic_next_psn.write((bit<32>)meta.qp_index, meta.psn + 1);
             meta.dscp = DSCP_TRIMMABLE;
         }
 
         bit<8> position;
         bit<8> rotation_xor;
-        nic_rot_cursor.read(position, (bit<32>)meta.qp_index);
-        nic_rot_xor.read(rotation_xor, (bit<32>)meta.qp_index);
+        NIC_REG_READ(position, nic_rot_cursor, (bit<32>)meta.qp_index);
+        NIC_REG_READ(rotation_xor, nic_rot_xor, (bit<32>)meta.qp_index);
         bool found = false;
         bit<16> chosen = 0;
         check0.apply(meta.qp_index, meta.ev_slots, meta.ev_mask, position, rotation_xor,
@@ -85,14 +85,14 @@ control NicTransmit(in headers_t hdr, inout nic_metadata_t meta) {
             // Nothing usable within the bound: the last slot used is the best
             // guess (recirculating would cost a pass exactly when many paths
             // are bad).
-            nic_last_slot.read(chosen, (bit<32>)meta.qp_index);
+            NIC_REG_READ(chosen, nic_last_slot, (bit<32>)meta.qp_index);
             event_counter.count(NIC_EVENT_SEARCH_FALLBACK);
         }
         meta.slot = chosen;
 
         // A slot holds its own EV id until a backup refills it.
         bit<16> member;
-        ev_slot_member.read(member, NIC_SLOT_INDEX(meta.qp_index, chosen));
+        NIC_REG_READ(member, ev_slot_member, NIC_SLOT_INDEX(meta.qp_index, chosen));
         if (member == 0) {
             meta.ev_id = chosen;
         } else {

@@ -39,6 +39,7 @@ struct nic_metadata_t {
     bool rx_sack;
     bool rx_nack;
     bool local;                    // nic_address hit
+    bool transport;                // one of the seven kinds above: MRC work to do
 
     /* ---- QP context (qp_context) ---- */
     bool qp_hit;
