@@ -28,11 +28,14 @@ class LinkState:
     loss: float = 0.0
     counters: tuple[DirectionCounters, DirectionCounters] = field(
         default_factory=lambda: (DirectionCounters(), DirectionCounters()))
-    _rng: random.Random = field(init=False, repr=False)
+    _rngs: tuple[random.Random, random.Random] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # a string seed is hashed with SHA-512: the same stream in every run and process
-        self._rng = random.Random(f"{self.seed}/{self.name}")
+        # A stream per direction: the two directions of a host link are served by
+        # different threads, and a shared stream would make the drops depend on timing.
+        # A string seed is hashed with SHA-512: the same stream in every run and process.
+        self._rngs = (random.Random(f"{self.seed}/{self.name}/0"),
+                      random.Random(f"{self.seed}/{self.name}/1"))
 
     def set_loss(self, probability: float) -> None:
         if not 0.0 <= probability <= 1.0:
@@ -47,7 +50,7 @@ class LinkState:
             counters.dropped_down += len(frames)
             return []
         if self.loss:
-            rand, loss = self._rng.random, self.loss
+            rand, loss = self._rngs[direction].random, self.loss
             kept = [frame for frame in frames if rand() >= loss]
             counters.dropped_loss += len(frames) - len(kept)
             frames = kept

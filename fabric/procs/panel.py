@@ -137,6 +137,7 @@ class PatchPanel:
         self.on_device_lost = on_device_lost
         # counted by the device thread (host sockets count their own)
         self.unlinked: Counter[str] = Counter()  # frames out of ports without a link
+        self._unlinked_lock = threading.Lock()  # snapshot() copies it from other threads
         self.not_frames = 0  # messages that were not frames (e.g. INFO_REP)
         self.undelivered = 0  # frames a destination could not take
         self._links: dict[Endpoint, LinkState] = {}
@@ -214,12 +215,16 @@ class PatchPanel:
                        "received": h.received, "sent": h.sent,
                        "dropped_no_host": h.dropped_no_host, "not_frames": h.not_frames,
                        "undelivered": h.undelivered} for h in self._hosts],
-            "unlinked": dict(self.unlinked),
+            "unlinked": self._unlinked_copy(),
             "not_frames": self.not_frames,
             "undelivered": self.undelivered,
             "devices_lost": sorted(d.name for d in self._devices.values()
                                    if not d.connected),
         }
+
+    def _unlinked_copy(self) -> dict[str, int]:
+        with self._unlinked_lock:
+            return dict(self.unlinked)
 
     # -- forwarding ---------------------------------------------------------------------
     def _serve_devices(self) -> None:
@@ -274,7 +279,8 @@ class PatchPanel:
         for port, group in by_port.items():
             route = routes.get(port)
             if route is None:
-                self.unlinked[f"{device.name}:{port}"] += len(group)
+                with self._unlinked_lock:
+                    self.unlinked[f"{device.name}:{port}"] += len(group)
             else:
                 self.undelivered += route.forward(group)
 

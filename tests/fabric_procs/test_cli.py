@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -51,8 +52,19 @@ def nothing_left(workdir: Path, pids: list[int]) -> None:
     assert sockets == []
 
 
+def small_on_free_ports(workdir: Path) -> Path:
+    """small.yaml as it is, but for its fixed gRPC ports (other tests may use them)."""
+    text = SMALL.read_text()
+    for address in sorted(set(re.findall(r"127\.0\.0\.1:\d+", text))):
+        text = text.replace(f'"{address}"', f'"127.0.0.1:{free_tcp_port()}"')
+    path = workdir / "small.yaml"
+    path.write_text(text)
+    return path
+
+
 def test_small_fabric_up_status_link_down(workdir: Path) -> None:
-    up = fabric_cli("up", SMALL, "--workdir", workdir)
+    small = small_on_free_ports(workdir)
+    up = fabric_cli("up", small, "--workdir", workdir)
     assert up.returncode == 0, up.stderr
     state = read_state(workdir)
     assert state is not None and state.status == "up"
@@ -90,7 +102,7 @@ def test_small_fabric_up_status_link_down(workdir: Path) -> None:
             refused = fabric_cli("link", *bad, "--workdir", workdir)
             assert refused.returncode == 2, (bad, refused.stdout, refused.stderr)
             assert "Traceback" not in refused.stderr
-        again = fabric_cli("up", SMALL, "--workdir", workdir)
+        again = fabric_cli("up", small, "--workdir", workdir)
         assert again.returncode == 2 and "already runs" in again.stderr
     finally:
         down = fabric_cli("down", "--workdir", workdir)
