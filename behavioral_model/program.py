@@ -16,6 +16,7 @@ from .frontend.parser import parse_source
 from .frontend.preprocess import PreprocessedSource, preprocess, preprocess_text
 from .pipeline.compiler import CompiledProgram, compile_program
 from .pipeline.loader import build_state
+from .pipeline.pna import PnaDevice
 from .pipeline.v1model import V1ModelDevice
 from .runtime.state import DeviceState
 
@@ -32,9 +33,16 @@ class P4Program:
         """Fresh device state: tables with their const entries, externs at zero."""
         return build_state(self.checked, self.compiled.instances)
 
-    def new_device(self, state: DeviceState | None = None, seed: int = 0) -> V1ModelDevice:
-        return V1ModelDevice(self.compiled, state if state is not None else self.new_state(),
-                             seed=seed)
+    @property
+    def arch(self) -> str:
+        """"v1model" or "pna", from the package of `main`."""
+        return self.compiled.arch
+
+    def new_device(self, state: DeviceState | None = None,
+                   seed: int = 0) -> V1ModelDevice | PnaDevice:
+        device_type = PnaDevice if self.compiled.arch == "pna" else V1ModelDevice
+        return device_type(self.compiled, state if state is not None else self.new_state(),
+                           seed=seed)
 
 
 def check_source(src: PreprocessedSource) -> CheckedProgram:

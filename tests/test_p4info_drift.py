@@ -23,7 +23,8 @@ from behavioral_model.program import check_source
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = ROOT / "tests" / "p4info_expected" / "mrc_nic.names"
-NIC_PROGRAMS = {"v1model": ROOT / "p4src" / "mrc_nic.p4"}
+NIC_PROGRAMS = {"v1model": ROOT / "p4src" / "mrc_nic.p4",
+                "pna": ROOT / "p4src" / "pna" / "mrc_nic.p4"}
 _MATCH = p4info_pb2.MatchField.MatchType
 
 

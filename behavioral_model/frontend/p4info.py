@@ -95,6 +95,12 @@ _EXTERN_KINDS = {
     "direct_meter": DIRECT_METER, "register": REGISTER, "action_profile": ACTION_PROFILE,
     "action_selector": ACTION_PROFILE,
 }
+# PNA's externs (pna.p4) and the v1model extern of the same P4Info kind, with the name
+# of their size parameter; a PNA Digest is an instance, named as the instance (p4c's
+# PNA P4RuntimeArchHandler), not a call named after its type.
+_PNA_EXTERNS = {"Counter": ("counter", "n_counters"), "Meter": ("meter", "n_meters"),
+                "Register": ("register", "size")}
+_PNA_UNITS = {"PACKETS": "packets", "BYTES": "bytes", "PACKETS_AND_BYTES": "packets_and_bytes"}
 _PKGINFO_KEYS = ("name", "version", "organization", "contact", "url", "arch")
 
 
@@ -187,8 +193,13 @@ class _Generator:
 
     def _collect_instance(self, item: Item) -> None:
         t = item.decl.type_ref.resolved
-        if isinstance(t, ExternT) and t.name in _EXTERN_KINDS:
-            self.symbols.add(_EXTERN_KINDS[t.name], item.name, item.decl)
+        if not isinstance(t, ExternT):
+            return
+        kind = _PNA_EXTERNS[t.name][0] if t.name in _PNA_EXTERNS else t.name
+        if kind in _EXTERN_KINDS:
+            self.symbols.add(_EXTERN_KINDS[kind], item.name, item.decl)
+        elif t.name == "Digest":
+            self.symbols.add(DIGEST, item.name, item.decl)
 
     def _collect_table_properties(self, item: Item) -> None:
         for prop_name, expected, kind in (("implementation", _PROFILE_TYPES, ACTION_PROFILE),
@@ -471,23 +482,27 @@ class _Generator:
         if t.name in _PROFILE_TYPES:
             self._emit_action_profile(item.name, t, decl.args, decl)
             return
-        if t.name not in ("counter", "meter", "register"):
+        if t.name == "Digest":
+            self._emit_digest_instance(item)
+            return
+        kind, size_param = _PNA_EXTERNS.get(t.name, (t.name, "size"))
+        if kind not in ("counter", "meter", "register"):
             return  # direct resources come with their table; other externs have no P4Info
         args = ctor_args(t, decl.args, decl)
-        size = const_int(args["size"], f"{t.name} size")
-        rid = self.symbols.id(_EXTERN_KINDS[t.name], item.name)
+        size = const_int(args[size_param], f"{t.name} size")
+        rid = self.symbols.id(_EXTERN_KINDS[kind], item.name)
         alias = self.symbols.alias(item.name)
-        self._claim(t.name, item.name, decl)
-        if t.name == "counter":
+        self._claim(kind, item.name, decl)
+        unit = enum_member(args.get("type"), decl) if kind != "register" else None
+        unit = _PNA_UNITS.get(unit or "", unit)
+        if kind == "counter":
             counter = self.info.counters.add()
             set_preamble(counter.preamble, rid, item.name, alias, decl)
-            unit = enum_member(args.get("type"), decl)
             counter.spec.unit = _COUNTER_UNITS.get(unit, p4info_pb2.CounterSpec.UNSPECIFIED)
             counter.size = size
-        elif t.name == "meter":
+        elif kind == "meter":
             meter = self.info.meters.add()
             set_preamble(meter.preamble, rid, item.name, alias, decl)
-            unit = enum_member(args.get("type"), decl)
             meter.spec.unit = _METER_UNITS.get(unit, p4info_pb2.MeterSpec.UNSPECIFIED)
             meter.size = size
         else:
@@ -496,6 +511,15 @@ class _Generator:
             set_preamble(register.preamble, rid, item.name, alias, decl)
             register.type_spec.CopyFrom(spec)
             register.size = size
+
+    def _emit_digest_instance(self, item: Item) -> None:
+        """A PNA `Digest<T>` instance: named as the instance, typed by T."""
+        t = item.decl.type_ref.resolved
+        self._claim("digest", item.name, item.decl)
+        digest = self.info.digests.add()
+        set_preamble(digest.preamble, self.symbols.id(DIGEST, item.name), item.name,
+                     self.symbols.alias(item.name), item.decl)
+        digest.type_spec.CopyFrom(self.types.spec(t.type_args[0], item.decl.loc))
 
     def _emit_action_profile(self, name: str, t: ExternT, args: list[ast.Argument],
                              annotated: ast.Annotated) -> None:
@@ -559,8 +583,9 @@ class _Generator:
 
     def _emit_pkg_info(self) -> None:
         pkg = self.info.pkg_info
-        pkg.arch = ARCH
         main = self.checked.main
+        package = main.type_ref.resolved if main is not None else None
+        pkg.arch = "pna" if getattr(package, "name", None) == "PNA_NIC" else ARCH
         if main is None:
             return
         for ann in main.annotations:

@@ -21,10 +21,13 @@ from .emit import Module, StateBinding, Writer
 from .exprgen import ExprGenMixin, strip
 from .externgen import ExternGenMixin
 from .parsergen import ParserGenMixin
+from .pna_externs import PnaExternGenMixin
 from .values import ValueFactory
 
 V1MODEL_BLOCKS = ("parser", "verify_checksum", "ingress", "egress", "compute_checksum",
                   "deparser")
+# PNA_NIC's parameters in order (p4c's pna.p4), run by pipeline/pna.py.
+PNA_BLOCKS = ("parser", "pre_control", "main_control", "deparser")
 
 
 @dataclass
@@ -42,6 +45,10 @@ class CompiledProgram:
     instances: list[BlockInstance]
     # Paths of metadata fields per @field_list id, for resubmit/recirculate/clone.
     field_lists: dict[int, list[str]] = field(default_factory=dict)
+    # "v1model" or "pna"; for PNA the architecture's metadata structs by block
+    # parameter ("parser_istd", "pre_istd", "pre_ostd", "main_istd", "main_ostd").
+    arch: str = "v1model"
+    arch_types: dict[str, Type] = field(default_factory=dict)
 
     def bind(self, objects: dict[str, Any]) -> dict[str, Any]:
         """Execute the module with `objects` (binding pyname -> state object)."""
@@ -53,7 +60,8 @@ class CompiledProgram:
         return ns
 
 
-class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenMixin):
+class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternGenMixin,
+                       ExternGenMixin):
     def __init__(self, checked: CheckedProgram) -> None:
         self.checked = checked
         self.module = Module()
@@ -67,8 +75,14 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenM
         self.block: BlockInstance = BlockInstance(None, "")
         self.return_vars: list[str] = []
         self.loops: list[tuple[str, str]] = []
+        self.arch = "v1model"
+        self.source = ""
 
     def compile(self) -> CompiledProgram:
+        package = self.checked.main.type_ref.resolved if self.checked.main else None
+        if getattr(package, "name", None) == "PNA_NIC":
+            self.arch = "pna"
+            return self._compile_pna()
         blocks = self.checked.package_blocks
         if len(blocks) != 6 or any(b is None for b in blocks):
             raise P4TypeError("this target runs V1Switch programs: main must be "
@@ -95,16 +109,64 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, ExternGenM
         for t in (h_type, m_type, sm_type):
             if isinstance(strip(t), StructLike):
                 self.values.class_for(strip(t))
-        source = "\n\n".join(self.helpers) + "\n\n" + self.module.source()
-        try:
-            code = compile(source, "<p4 pipeline>", "exec")
-        except SyntaxError as err:  # a bug of ours, not of the P4 program
-            raise RuntimeError(f"generated pipeline does not compile: {err}\n{source}") from err
+        code = self._code()
         return CompiledProgram(
-            source=source, code=code, constants=dict(self.module.constants),
+            source=self.source, code=code, constants=dict(self.module.constants),
             bindings=list(self.module.bindings), headers_type=h_type, metadata_type=m_type,
             std_meta_type=sm_type, values=self.values, instances=instances,
             field_lists=_field_lists(m_type),
+        )
+
+    def _code(self) -> Any:
+        self.source = "\n\n".join(self.helpers) + "\n\n" + self.module.source()
+        try:
+            return compile(self.source, "<p4 pipeline>", "exec")
+        except SyntaxError as err:  # a bug of ours, not of the P4 program
+            raise RuntimeError(f"generated pipeline does not compile: {err}\n"
+                               f"{self.source}") from err
+
+    def _compile_pna(self) -> CompiledProgram:
+        """PNA_NIC(main_parser, pre_control, main_control, main_deparser): the four
+        blocks as functions of their parameters (the packet_in/out ones excepted)."""
+        blocks = self.checked.package_blocks
+        where = self.checked.main.loc if self.checked.main else None
+        if len(blocks) != 4 or any(b is None for b in blocks):
+            raise P4TypeError("a PNA program's main must be PNA_NIC(main_parser, "
+                              "pre_control, main_control, main_deparser)", where)
+        instances = block_instances(blocks)
+        parser, pre, main, _ = instances
+        h_type = parser.decl.params[1].type_ref.resolved
+        m_type = parser.decl.params[2].type_ref.resolved
+        pre_h, pre_m = (p.type_ref.resolved for p in pre.decl.params[:2])
+        if not _is_empty(pre.decl) and (strip(pre_h) is not strip(h_type)
+                                        or strip(pre_m) is not strip(m_type)):
+            # bm hands the pre-control the main parser's headers and metadata.
+            raise P4TypeError("this target runs a pre-control only on the main parser's "
+                              "header and metadata types", pre.decl.loc)
+        arch_types = {"parser_istd": parser.decl.params[3].type_ref.resolved,
+                      "pre_istd": pre.decl.params[2].type_ref.resolved,
+                      "pre_ostd": pre.decl.params[3].type_ref.resolved,
+                      "main_istd": main.decl.params[2].type_ref.resolved,
+                      "main_ostd": main.decl.params[3].type_ref.resolved}
+        for inst, name in zip(instances, PNA_BLOCKS, strict=True):
+            self.block = inst
+            if name == "parser":
+                self.gen_parser(inst.decl, f"block_{name}")
+            elif name == "deparser":
+                self.gen_deparser(inst.decl, f"block_{name}")
+            elif _is_empty(inst.decl):
+                self.w.line(f"block_{name} = None")
+            else:
+                self.gen_control(inst, f"block_{name}")
+        for t in (h_type, m_type, *arch_types.values()):
+            if isinstance(strip(t), StructLike):
+                self.values.class_for(strip(t))
+        code = self._code()
+        return CompiledProgram(
+            source=self.source, code=code, constants=dict(self.module.constants),
+            bindings=list(self.module.bindings), headers_type=h_type, metadata_type=m_type,
+            std_meta_type=arch_types["main_istd"], values=self.values, instances=instances,
+            arch="pna", arch_types=arch_types,
         )
 
 

@@ -75,10 +75,10 @@ class StateBuilder:
 
     def _extern_object(self, name: str, t: ExternT, arguments: list[ast.Argument]) -> None:
         args = [_const(a.value) for a in arguments]
-        if t.name == "register":
+        if t.name in ("register", "Register"):  # v1model, PNA
             width = key_width(t.type_args[0]) if t.type_args else 32
             self.state.registers[name] = RegisterArray(name, int(args[0]), width)
-        elif t.name == "counter":
+        elif t.name in ("counter", "Counter"):
             self.state.counters[name] = CounterArray(name, int(args[0]), _counter_kind(args[1]))
         elif t.name == "meter":
             self.state.meters[name] = MeterArray(name, int(args[0]), _meter_kind(args[1]))
@@ -211,8 +211,9 @@ def _match(e: ast.Expression, key: KeyField) -> Any:
 
 
 def _counter_kind(v: Any) -> CounterKind:
+    # v1model's CounterType.packets, PNA's PNA_CounterType_t.PACKETS
     name = v[2] if isinstance(v, tuple) else str(v)
-    return CounterKind(name)
+    return CounterKind(name.lower())
 
 
 def _meter_kind(v: Any) -> MeterKind:

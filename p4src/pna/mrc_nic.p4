@@ -1,0 +1,138 @@
+/*
+ * pna/mrc_nic.p4 -- the MRC smart NIC for the Portable NIC Architecture
+ * (p4c's pna.p4: p4c-bm2-pna for BMv2 pna_nic, p4c-dpdk; bm runs it too).
+ *
+ * The same NIC as p4src/mrc_nic.p4: the behaviour is include/nic/*.p4,
+ * applied in the order include/nic/nic_flow.p4 gives; this file only adapts
+ * it to PNA.  Its main control keeps the v1model ingress's name, NicIngress,
+ * so tables, actions, registers, counters and the ev_event_t digest have the
+ * same P4Runtime names on both architectures and one controller drives both.
+ *
+ * What PNA cannot say as v1model does (README, "Architectures"):
+ *   - no multicast and no egress: a data packet that v1model delivers to the
+ *     host *and* acknowledges (multicast group NIC_REPLY_MCAST_BASE + plane)
+ *     is only delivered here; its SACK is not sent, and the sender learns of
+ *     the packet from a later SACK (coalescing, duplicates) or its timer;
+ *   - no truncate: a reply built from an arriving packet keeps that packet's
+ *     payload after the reply's headers (the IPv6 and UDP lengths end the
+ *     reply where v1model cuts it);
+ *   - priorities are a class of service (ostd.class_of_service), not a queue.
+ */
+
+#include <core.p4>
+#include <pna.p4>
+
+// How the NIC's state is spelt in PNA (include/nic/nic_state.p4): a Register
+// returns what it reads, a Counter also names its width, Random draws from a
+// range fixed at compile time (0..255, masked to the QP's ev_mask, which is
+// 2^k - 1, so the draw stays uniform).
+#define NIC_REGISTER(T, size) Register<T, bit<32>>(size)
+#define NIC_REG_READ(dst, reg, index) dst = reg.read(index)
+#define NIC_COUNTER(I, size, unit) Counter<bit<32>, I>(size, unit)
+#define NIC_PACKETS PNA_CounterType_t.PACKETS
+#define NIC_PACKETS_AND_BYTES PNA_CounterType_t.PACKETS_AND_BYTES
+#define NIC_RANDOM(dst, mask) dst = nic_rotation_random.read() & (mask)
+
+Random<bit<8>>(0, 255) nic_rotation_random;
+
+#include "../include/constants.p4"
+#include "../include/headers.p4"
+#include "../include/parser.p4"
+#include "../include/nic/nic_types.p4"
+#include "../include/nic/nic_state.p4"
+#include "../include/nic/nic_classify.p4"
+#include "../include/nic/nic_lookup.p4"
+#include "../include/nic/nic_transmit.p4"
+#include "../include/nic/nic_receive.p4"
+#include "../include/nic/nic_ev_state.p4"
+#include "../include/nic/nic_reply.p4"
+#include "../include/nic/nic_flow.p4"
+
+parser NicParser(packet_in packet,
+                 out headers_t hdr,
+                 inout nic_metadata_t meta,
+                 in pna_main_parser_input_metadata_t istd) {
+    MrcHeaderParser() mrc_parser;
+
+    state start {
+        mrc_parser.apply(packet, hdr, (bit<9>)(PortIdUint_t)istd.input_port);
+        transition accept;
+    }
+}
+
+// No inline decryption: MRC runs in the clear.
+control NicPreControl(in headers_t hdr,
+                      inout nic_metadata_t meta,
+                      in pna_pre_input_metadata_t istd,
+                      inout pna_pre_output_metadata_t ostd) {
+    apply { }
+}
+
+control NicIngress(inout headers_t hdr,
+                   inout nic_metadata_t meta,
+                   in pna_main_input_metadata_t istd,
+                   inout pna_main_output_metadata_t ostd) {
+    NicClassify() classify;
+    NicLookup() lookup;
+    NicWork() work;
+    NicEvLookup() ev;
+    NicSettle() settle;
+    NicPathLookup() path;
+    NicForward() forward;
+    NicDecap() decap;
+    NicReplyBuilder() reply;
+    // Named like v1model's digest, which P4Info names after its type.
+    @name(".ev_event_t") Digest<ev_event_t>() ev_event_digest;
+
+    apply {
+        meta.ingress_port = (bit<9>)(PortIdUint_t)istd.input_port;
+        classify.apply(hdr, meta, istd.parser_error);
+        lookup.apply(hdr, meta);
+        work.apply(hdr, meta);
+        ev.apply(meta);
+        settle.apply(hdr, meta);
+        if (meta.event_reason != 0) {
+            ev_event_digest.pack(meta.event);
+        }
+        path.apply(meta);
+        forward.apply(hdr, meta);
+
+        bit<9> port = meta.out_port;
+        if (meta.out_mcast_group != 0) {
+            // Deliver and acknowledge: one packet out per pass in PNA, so the
+            // data goes to the host and the SACK is not sent (see above).
+            port = NIC_HOST_PORT;
+        }
+        if (meta.drop_reason != 0 || port == DROP_PORT) {
+            drop_packet();
+        } else {
+            // What v1model's egress does, here before the deparser.
+            if (port == NIC_HOST_PORT) {
+                if (meta.deliver) {
+                    decap.apply(hdr);
+                }
+            } else if (meta.reply != NIC_REPLY_NONE) {
+                bit<32> frame_len;
+                reply.apply(hdr, meta, frame_len);
+            }
+            send_to_port((PortId_t)(PortIdUint_t)port);
+        }
+        ostd.class_of_service = (ClassOfService_t)(ClassOfServiceUint_t)meta.out_priority;
+    }
+}
+
+control NicDeparser(packet_out packet,
+                    in headers_t hdr,
+                    in nic_metadata_t meta,
+                    in pna_main_output_metadata_t ostd) {
+    MrcDeparser() deparser;
+
+    apply {
+        deparser.apply(packet, hdr);
+    }
+}
+
+PNA_NIC(NicParser(),
+        NicPreControl(),
+        NicIngress(),
+        NicDeparser()) main;
