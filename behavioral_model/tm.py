@@ -371,6 +371,17 @@ class TrafficManager:
         # (priority) order is kept
         return [d[2] for d in heapq.merge(*per_port)]
 
+    def dequeue_port(self, port: int, now: float) -> Any | None:
+        """The next packet of one ``port`` due at ``now`` (strict priority, metadata
+        filled in as by :meth:`dequeue_ready`), or None. For a caller that models the
+        port's link itself and asks for a packet each time the link is free to send
+        (a discrete-event network serialising frames by their length)."""
+        p = self._ports.get(port)
+        if p is None or not p.size:
+            return None
+        taken = self._drain_port(port, p, now, 1)
+        return taken[0][2] if taken else None
+
     def _drain_port(self, port: int, p: _Port, now: float,
                     budget: int) -> list[tuple[float, int, Any]]:
         """Departures of one port at ``now``: (departure time, seq, job)."""

@@ -112,6 +112,20 @@ def test_port_shaper_gives_a_strict_priority_link() -> None:
     assert seen == [(0, "hi0"), (1000, "lo0"), (2000, "hi1"), (3000, "lo1")]
 
 
+def test_dequeue_port_takes_one_packet_of_one_port_by_priority() -> None:
+    """A caller that models the link (frames serialised by length) takes one packet
+    at a time from the port whose link is free."""
+    tm = TrafficManager(priority_queues=8)
+    tm.enqueue(job(port=1, priority=0, tag="lo"), 0)
+    tm.enqueue(job(port=2, priority=0, tag="other"), 0)
+    tm.enqueue(job(port=1, priority=7, tag="hi"), 1)
+    first = tm.dequeue_port(1, 5)
+    assert first.tag == "hi" and first.sm.deq_timedelta == 4 and first.sm.deq_qdepth == 0
+    assert tm.dequeue_port(1, 6).tag == "lo"
+    assert tm.dequeue_port(1, 7) is None and tm.dequeue_port(9, 7) is None
+    assert len(tm) == 1 and tm.queue_depth(2) == 1
+
+
 def test_priority_argument_of_queue_settings() -> None:
     tm = TrafficManager(priority_queues=2)
     tm.set_queue_depth(1, 1, priority=1)

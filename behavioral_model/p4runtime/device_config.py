@@ -27,6 +27,7 @@ A BMv2 JSON given by mistake is recognized and refused with a message saying so.
 
 from __future__ import annotations
 
+import functools
 import json
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -150,9 +151,14 @@ def _check_relative(path: str) -> None:
                       "inside the bundle")
 
 
+@functools.lru_cache(maxsize=8)
 def load_bundle(data: bytes) -> P4Program:
     """Compile a device config; P4RTError(INVALID_ARGUMENT) with the compiler's message
-    (``file:line:col: message``, paths relative to the bundle) if it does not compile."""
+    (``file:line:col: message``, paths relative to the bundle) if it does not compile.
+
+    The same bytes give the same (shared) program: devices made from one P4Program
+    share its compiled code and each get their own state, so a process serving many
+    devices of one program (the fabric simulator) compiles it once, not per device."""
     bundle = parse_bundle(data)
     with tempfile.TemporaryDirectory(prefix="mrc-bm-bundle-") as tmp:
         root = Path(tmp)

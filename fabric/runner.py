@@ -1,0 +1,288 @@
+"""One run of a scenario: build the network, let the controller program it over
+P4Runtime, post the workloads, inject the failures, run virtual time until every
+write has completed, and collect what was measured.
+
+Modes: ``mrc`` (the plan as it is, plus the scenario's pins) and ``baseline`` (every
+QP reduced to one fixed path, ``plan_overrides``). ``only`` restricts a run to some
+QPs' workloads (a victim's solo run).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from zlib import crc32
+
+import simpy
+
+from controller.plan import FabricPlan, make_plan
+from controller.topology import TopologyError, load_topology
+from host import MemoryRegion, TransportConfig
+from host.completions import WriteHandle
+
+from .control import DeviceEndpoint, FabricProgrammer
+from .metrics import Metrics
+from .plan_overrides import PlanOverrides
+from .scenario import Scenario, ScenarioError
+from .sim.events import call_later
+from .sim.host import SimHost
+from .sim.network import Network, NetworkConfig
+
+Progress = Callable[[float], None]  # fraction of the run's bytes delivered
+
+MODES = ("mrc", "baseline")
+
+
+@dataclass
+class WriteRecord:
+    qp: str
+    sender: str
+    bytes: int
+    posted_us: float
+    completed_us: float | None = None
+    ok: bool = False
+
+
+@dataclass
+class RunResult:
+    scenario: str
+    mode: str
+    only: tuple[str, ...]
+    end_us: float
+    finished: bool
+    intact: bool
+    writes: list[WriteRecord]
+    metrics: Metrics
+    network: dict[str, Any] = field(default_factory=dict)
+    packet_hops: int = 0
+    qp_stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+def load_plan(scenario: Scenario) -> FabricPlan:
+    try:
+        return make_plan(load_topology(scenario.topology_path()))
+    except TopologyError as err:
+        raise ScenarioError(f"{scenario.path}: topology: {err}") from None
+
+
+def check_names(scenario: Scenario, plan: FabricPlan) -> None:
+    """Every QP, link and device the scenario names exists in its topology."""
+    problems = []
+    names = {qp.name for qp in plan.fabric.qps}
+    for i, load in enumerate(scenario.workloads):
+        if load.qp not in names:
+            problems.append(f"workloads[{i}].qp: no QP named {load.qp!r} in the topology")
+    for key in (*scenario.pin, *scenario.solo, *([scenario.victim] if scenario.victim else [])):
+        if key not in names:
+            problems.append(f"{key!r}: no QP of that name in the topology")
+    devices = set(plan.device_names())
+    for i, failure in enumerate(scenario.failures):
+        if failure.link is not None:
+            device, _, port = failure.link.rpartition(":")
+            if device not in devices or not port.isdigit():
+                problems.append(f"failures[{i}].link: {failure.link!r} is not DEVICE:PORT "
+                                "of the topology")
+        if failure.device is not None and failure.device not in devices:
+            problems.append(f"failures[{i}].device: no device named {failure.device!r}")
+    if problems:
+        raise ScenarioError("\n".join(f"{scenario.path}: {p}" for p in problems))
+
+
+def transport_config(scenario: Scenario) -> TransportConfig:
+    t = scenario.transport
+    return TransportConfig(mtu=t.mtu, window=t.window, rto=t.rto_us / 1e6,
+                           max_rto=t.max_rto_us / 1e6, fixed_retries=t.fixed_retries,
+                           max_retries=t.max_retries, gap_threshold=t.gap_threshold)
+
+
+def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
+                 progress: Progress | None = None) -> RunResult:
+    plan = load_plan(scenario)
+    check_names(scenario, plan)
+    spec = scenario.network
+    config = NetworkConfig(link_rate_bps=spec.link_rate_gbps * 1e9,
+                           link_delay_us=spec.link_delay_us,
+                           host_delay_us=spec.host_delay_us,
+                           queue_depth=spec.queue_depth, seed=scenario.seed)
+    network = Network(plan, config, transport_config(scenario))
+    single = [qp.name for qp in plan.fabric.qps] if mode == "baseline" else []
+    overrides = PlanOverrides(plan, single_path=single, pins=scenario.pin)
+    metrics = Metrics(plan, scenario.bin_us)
+    addresses = network.start_servers()
+    programmer = FabricProgrammer(
+        {name: DeviceEndpoint(name, addresses[name], network.devices[name].target.device_id,
+                              network.programs[name]) for name in network.devices},
+        overrides.entities)
+    try:
+        programmer.program_all()
+        return _run(scenario, mode, only, network, programmer, metrics, progress)
+    finally:
+        programmer.close()
+        network.stop_servers()
+
+
+def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
+         programmer: FabricProgrammer, metrics: Metrics,
+         progress: Progress | None) -> RunResult:
+    env = network.env
+    plan = network.plan
+
+    def digests(device: Any, messages: list) -> None:
+        metrics.on_digests(env.now, device.name, messages)
+        for message in messages:
+            programmer.on_digest(env.now, device.name, message)
+
+    for nic in plan.fabric.nics():
+        device = network.devices[nic.name]
+        metrics.watch(device)
+        device.on_digests = digests
+    hosts = network.hosts
+    # Every QP end is open on its host; each receiver has one region per QP.
+    loads = [w for w in scenario.workloads if not only or w.qp in only]
+    received: dict[tuple[str, str], int] = {}
+    for load in loads:
+        qp = plan.qp(load.qp)
+        assert qp is not None
+        dst = qp.ends[0 if load.reverse else 1]
+        received[(load.qp, dst.nic)] = received.get((load.qp, dst.nic), 0) + load.bytes
+    for qp in plan.fabric.qps:
+        for side in (0, 1):
+            local, remote = qp.ends[side], qp.ends[1 - side]
+            peer = plan.fabric.nic(remote.nic)
+            assert peer is not None
+            endpoint = hosts[local.nic].endpoint
+            endpoint.open_qp(local.qpn, _ipv6(peer.ipv6), remote_qpn=remote.qpn)
+            size = received.get((qp.name, local.nic))
+            if size:
+                endpoint.register(MemoryRegion(0, size, rkey=_rkey(qp.name)))
+
+    rng = random.Random(scenario.seed)
+    writes: list[WriteRecord] = []
+    expected: dict[tuple[str, str], bytearray] = {}
+    offsets: dict[tuple[str, str], int] = {}
+    done = env.event()
+    pending = [0]
+    total = sum(w.bytes for w in loads)
+
+    def completed(record: WriteRecord, handle: WriteHandle) -> None:
+        record.completed_us = env.now
+        record.ok = handle.ok
+        pending[0] -= 1
+        if pending[0] == 0 and not done.triggered:
+            done.succeed()
+
+    def post(load_index: int) -> None:
+        load = loads[load_index]
+        qp = plan.qp(load.qp)
+        assert qp is not None
+        src, dst = (qp.ends[1], qp.ends[0]) if load.reverse else qp.ends
+        key = (load.qp, dst.nic)
+        host = hosts[src.nic]
+        sizes = [load.bytes // load.messages] * load.messages
+        sizes[-1] += load.bytes - sum(sizes)
+        for size in sizes:
+            data = rng.randbytes(size)
+            offset = offsets.get(key, 0)
+            offsets[key] = offset + size
+            expected.setdefault(key, bytearray()).extend(data)
+            record = WriteRecord(load.qp, src.nic, size, env.now)
+            writes.append(record)
+            handle = host.endpoint.write(src.qpn, data, offset, rkey=_rkey(load.qp))
+            handle.add_done_callback(lambda h, r=record: completed(r, h))
+        host.rearm()
+
+    for i, load in enumerate(loads):
+        pending[0] += load.messages
+        call_later(env, load.start_us, post, i)
+    failures = _schedule_failures(scenario, network, programmer)
+    if progress is not None and total:
+        _tick(env, scenario.bin_us * 10, lambda: progress(
+            min(1.0, sum(m.delivered_bytes for m in metrics.qps.values()) / total)))
+    deadline = env.timeout(scenario.max_time_us)
+    env.run(until=simpy.AnyOf(env, [done, deadline]))
+    finished = done.triggered and all(w.ok for w in writes)
+    intact = finished and all(
+        bytes(_region(hosts[nic], qp).read(0, len(data))) == bytes(data)
+        for (qp, nic), data in expected.items())
+    return RunResult(
+        scenario=scenario.name, mode=mode, only=only, end_us=env.now, finished=finished,
+        intact=intact, writes=writes, metrics=metrics,
+        network={name: {"frames": cable.counters.frames,
+                        "dropped": cable.counters.dropped}
+                 for name, cable in network.cables.items()},
+        packet_hops=sum(d.counters.hops for d in network.devices.values()),
+        qp_stats=_qp_stats(plan, hosts, loads), failures=failures)
+
+
+def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str, int]]:
+    out = {}
+    for load in loads:
+        qp = plan.qp(load.qp)
+        assert qp is not None
+        src = qp.ends[1] if load.reverse else qp.ends[0]
+        out[load.qp] = hosts[src.nic].endpoint.qp_stats(src.qpn).as_dict()
+    return out
+
+
+def _schedule_failures(scenario: Scenario, network: Network,
+                       programmer: FabricProgrammer) -> list[dict[str, Any]]:
+    env = network.env
+    log: list[dict[str, Any]] = []
+
+    def apply(index: int) -> None:
+        failure = scenario.failures[index]
+        log.append({"at_us": env.now, "action": failure.action,
+                    "target": failure.link or failure.device})
+        if failure.action == "reboot":
+            assert failure.device is not None
+            device = network.devices[failure.device]
+            cables = network.cables_of(failure.device)
+            device.target.reboot()
+            for cable in cables:
+                cable.up = False
+            call_later(env, failure.down_us, rebooted, failure.device, cables)
+            return
+        assert failure.link is not None
+        cable = network.cable(failure.link)
+        if failure.action == "loss":
+            cable.loss = failure.rate
+        else:
+            cable.up = failure.action == "up"
+
+    def rebooted(device: str, cables: list) -> None:
+        # The controller finds the device back and programs it again; virtual time
+        # stands still while it does (a blocking call from the simulation thread).
+        programmer.program_device(device)
+        for cable in cables:
+            cable.up = True
+        log.append({"at_us": env.now, "action": "reprogrammed", "target": device})
+
+    for i, failure in enumerate(scenario.failures):
+        call_later(env, failure.at_us, apply, i)
+    return log
+
+
+def _tick(env: simpy.Environment, every_us: float, fn: Callable[[], None]) -> None:
+    def again() -> None:
+        fn()
+        call_later(env, every_us, again)
+    call_later(env, every_us, again)
+
+
+def _rkey(qp: str) -> int:
+    """The rkey of a QP's receive region on its hosts: any 32-bit value will do."""
+    return crc32(qp.encode())
+
+
+def _region(host: SimHost, qp: str) -> MemoryRegion:
+    region = host.endpoint.memory.region(_rkey(qp))
+    assert region is not None
+    return region
+
+
+def _ipv6(value: int) -> str:
+    return str(ipaddress.IPv6Address(value))

@@ -1,0 +1,158 @@
+"""One simulated device: its P4 program in our executor and its egress queues.
+
+A frame that arrives on a port runs the parser and ingress at once (virtual time
+stands still while a pipeline runs); the copies ingress makes are queued in the
+device's traffic manager (``behavioral_model.tm``: BMv2 queueing, 8 strict-priority
+queues per port as with ``--priority-queues 8``, tail drop at the queue depth). Each
+port sends one frame at a time: when its cable is free, the traffic manager hands
+over the port's next packet, which only then runs egress and the deparser, so ECN
+marking and trimming see the real ``enq_qdepth``/``deq_qdepth``. The frame then
+occupies the cable for its serialisation time. A packet for an idle port goes
+through its empty queue at once (``TrafficManager.admit``, the same metadata as an
+enqueue and dequeue), and a port only has a wake-up event while packets wait, so an
+uncongested hop costs one event: the frame's arrival. Resubmission and recirculation are
+not used by the MRC programs and are counted, not run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import simpy
+
+from behavioral_model.pipeline.v1model import NORMAL, EgressJob, V1ModelDevice
+from behavioral_model.runtime.digests import DigestMessage
+from behavioral_model.tm import TrafficManager
+
+from .events import call_later
+from .link import Channel
+from .target import SimTarget
+
+PRIORITY_QUEUES = 8  # the programs send control traffic at priority 7
+
+# Observers of a device's traffic: (device, port, frame).
+FrameHook = Callable[["SimDevice", int, bytes], None]
+DigestHook = Callable[["SimDevice", list[DigestMessage]], None]
+
+
+@dataclass
+class DeviceCounters:
+    received: int = 0
+    sent: int = 0
+    hops: int = 0  # packets through the pipeline (each ingress run)
+    unplugged: int = 0  # frames for a port without a cable
+    not_running: int = 0  # frames that met a device without a pipeline
+    recirculated: int = 0  # resubmit/recirculate requests (not run)
+
+
+class SimDevice:
+    def __init__(self, env: simpy.Environment, target: SimTarget,
+                 queue_depth: int) -> None:
+        self.env = env
+        self.target = target
+        self.name = target.name
+        self.queue_depth = queue_depth
+        self.tm = TrafficManager(priority_queues=PRIORITY_QUEUES, queue_depth=queue_depth)
+        self.channels: dict[int, Channel] = {}
+        self.counters = DeviceCounters()
+        self.on_receive: FrameHook | None = None  # as a frame arrives on a port
+        self.on_transmit: FrameHook | None = None  # before a frame leaves on a port
+        self.on_digests: DigestHook | None = None
+        # Per port: when its cable is free again, and whether a wake-up is scheduled
+        # for it (it has queued packets). An idle port costs no events.
+        self._free_at: dict[int, float] = {}
+        self._waiting: set[int] = set()
+        self._generation = target.generation
+
+    def attach(self, port: int, channel: Channel) -> None:
+        self.channels[port] = channel
+
+    # -- ingress ------------------------------------------------------------------------
+    def receive(self, port: int, frame: bytes) -> None:
+        """``frame`` arrives on ``port`` now."""
+        target = self.target
+        device = target.device
+        counters = self.counters
+        counters.received += 1
+        if self.on_receive is not None:
+            self.on_receive(self, port, frame)
+        if device is None:
+            counters.not_running += 1
+            return
+        if target.generation != self._generation:
+            self._reset_queues()
+        now = self.env.now
+        now_int = int(now)
+        counters.hops += 1
+        ran = device.run_ingress(frame, port, now_int)
+        if ran is None:
+            return
+        jobs, again = device.end_ingress(frame, port, now_int, NORMAL, *ran)
+        if again is not None:
+            counters.recirculated += 1
+        tm = self.tm
+        free_at = self._free_at
+        for job in jobs:
+            out = job.port
+            if out in self._waiting or free_at.get(out, 0.0) > now:
+                if tm.enqueue(job, now) and out not in self._waiting:
+                    self._waiting.add(out)
+                    call_later(self.env, free_at[out] - now, self._wake, out)
+            elif tm.admit(out, job.priority, job.sm, now):
+                # The port is idle: the packet goes straight through its empty queue.
+                self._egress(device, job, now)
+            else:
+                tm.enqueue(job, now)  # refused: the traffic manager counts the drop
+        digests = device.state.digests
+        if digests and self.on_digests is not None:
+            self.on_digests(self, digests.drain())
+
+    def _reset_queues(self) -> None:
+        """The pipeline was replaced (a reboot, a new config): queued packets belong
+        to the old one and are flushed, as a switch does."""
+        self.tm.clear()
+        self._generation = self.target.generation
+
+    # -- egress -------------------------------------------------------------------------
+    def _egress(self, device: V1ModelDevice, job: EgressJob, now: float) -> float:
+        """Egress and deparser for a dequeued packet, which then goes on its port's
+        cable; returns how long the port is busy sending it."""
+        counters = self.counters
+        port = job.port
+        outputs, recirc = device.egress(job, int(now))
+        if recirc is not None:
+            counters.recirculated += 1
+        busy = 0.0
+        channel = self.channels.get(port)
+        for out in outputs:
+            if channel is None:
+                counters.unplugged += 1
+                continue
+            if self.on_transmit is not None:
+                self.on_transmit(self, port, out.data)
+            counters.sent += 1
+            busy += channel.transmit(out.data)
+        if busy:
+            self._free_at[port] = now + busy
+        return busy
+
+    def _wake(self, port: int) -> None:
+        """The port's cable is free again and packets wait: send the next one (all of
+        them on a cable of infinite rate, a host's port)."""
+        self._waiting.discard(port)
+        device = self.target.device
+        if device is None:
+            return
+        tm = self.tm
+        now = self.env.now
+        while True:
+            job = tm.dequeue_port(port, now)
+            if job is None:
+                return
+            busy = self._egress(device, job, now)
+            if busy:
+                if tm.queue_depth(port):
+                    self._waiting.add(port)
+                    call_later(self.env, busy, self._wake, port)
+                return

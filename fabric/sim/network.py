@@ -1,0 +1,133 @@
+"""A whole fabric in one simpy environment, built from the controller's plan: a
+:class:`SimDevice` per switch and NIC, each behind its own loopback P4Runtime server, a
+:class:`Cable` per link of the topology, and a host endpoint behind every NIC.
+
+Devices start empty, as real switches do: the controller loads their pipelines and
+writes their entries over P4Runtime (``fabric.control``) before traffic starts.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+import simpy
+
+from behavioral_model.p4runtime.server import P4RuntimeServer
+from controller.plan import FabricPlan
+from host import TransportConfig
+from protocol import constants as c
+
+from .device import SimDevice
+from .host import SimHost
+from .link import Cable, Channel
+from .target import SimTarget
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Physical parameters of a run. Rates are scaled down from 100 Gb/s so that runs
+    are short; every cable of the fabric has the same rate and delay."""
+
+    link_rate_bps: float = 10e9
+    link_delay_us: float = 1.0
+    host_delay_us: float = 0.5  # host <-> NIC host port, each way (no rate limit)
+    queue_depth: int = 64  # packets per priority queue (BMv2's default)
+    seed: int = 1
+
+
+def program_path(program: str, topology: str) -> Path:
+    """A topology's program path: absolute, or relative to the working directory, the
+    topology file's folder or the repository (in that order)."""
+    path = Path(program)
+    if path.is_absolute():
+        return path
+    for base in (Path.cwd(), Path(topology).resolve().parent, REPO_ROOT):
+        if (base / path).is_file():
+            return base / path
+    return path
+
+
+class Network:
+    def __init__(self, plan: FabricPlan, config: NetworkConfig,
+                 transport: TransportConfig) -> None:
+        self.plan = plan
+        self.config = config
+        self.env = simpy.Environment()
+        self.devices: dict[str, SimDevice] = {}
+        self.servers: dict[str, P4RuntimeServer] = {}
+        self.programs: dict[str, Path] = {}
+        self.cables: dict[str, Cable] = {}
+        self._cable_at: dict[tuple[str, int], Cable] = {}
+        self.hosts: dict[str, SimHost] = {}
+        fabric = plan.fabric
+        for name in plan.device_names():
+            node = fabric.switch(name) or fabric.nic(name)
+            assert node is not None
+            access = node.access
+            target = SimTarget(name, access.device_id, config.seed, self._now, c.CPU_PORT)
+            self.devices[name] = SimDevice(self.env, target, config.queue_depth)
+            self.programs[name] = program_path(access.program, fabric.source)
+        self._cable_fabric()
+        for nic in fabric.nics():
+            self._attach_host(nic.name, str(ipaddress.IPv6Address(nic.ipv6)), transport)
+
+    def _now(self) -> float:
+        return self.env.now
+
+    # -- set-up ---------------------------------------------------------------------------
+    def _cable_fabric(self) -> None:
+        fabric = self.plan.fabric
+        ends: list[tuple[str, int, str, int]] = []
+        for switch in fabric.switches():
+            ends.extend((switch.name, link.port, link.peer, link.peer_port)
+                        for link in fabric.switch_links(switch.name))
+        for nic in fabric.nics():
+            for plane in range(fabric.planes):
+                link = fabric.nic_link(nic.name, plane)
+                ends.append((nic.name, nic.ports[plane], link.peer, link.peer_port))
+        for a, port_a, b, port_b in ends:
+            if (a, port_a) in self._cable_at:
+                continue
+            name = f"{a}:{port_a}-{b}:{port_b}"
+            cable = Cable(name, self.config.link_rate_bps, self.config.link_delay_us,
+                          seed=self.config.seed)
+            self.cables[name] = cable
+            self._cable_at[(a, port_a)] = self._cable_at[(b, port_b)] = cable
+            dev_a, dev_b = self.devices[a], self.devices[b]
+            dev_a.attach(port_a, Channel(self.env, cable, port_b, dev_b.receive))
+            dev_b.attach(port_b, Channel(self.env, cable, port_a, dev_a.receive))
+
+    def _attach_host(self, nic: str, address: str, transport: TransportConfig) -> None:
+        device = self.devices[nic]
+        host = SimHost(self.env, nic, device, address, transport, self.config.host_delay_us)
+        cable = Cable(f"{nic}:host", 0, self.config.host_delay_us)
+        device.attach(c.NIC_HOST_PORT, Channel(self.env, cable, c.NIC_HOST_PORT, host.deliver))
+        self.hosts[nic] = host
+
+    def cable(self, end: str) -> Cable:
+        """The cable at ``device:port`` (either end); KeyError if none."""
+        device, _, port = end.rpartition(":")
+        return self._cable_at[(device, int(port))]
+
+    def cables_of(self, device: str) -> list[Cable]:
+        return [cable for (name, _), cable in self._cable_at.items() if name == device]
+
+    # -- P4Runtime ------------------------------------------------------------------------
+    def start_servers(self) -> dict[str, str]:
+        """A loopback P4Runtime server per device; returns name -> address."""
+        addresses = {}
+        for name, device in self.devices.items():
+            server = P4RuntimeServer(device.target, "127.0.0.1:0", max_workers=2)
+            server.start()
+            self.servers[name] = server
+            addresses[name] = f"127.0.0.1:{server.port}"
+        return addresses
+
+    def stop_servers(self) -> None:
+        for server in self.servers.values():
+            server.stop(0)
+        self.servers.clear()

@@ -1,0 +1,103 @@
+"""The P4Runtime face of a simulated device: a :class:`P4RuntimeTarget` whose packets
+the simulator drives.
+
+A loopback gRPC server (``behavioral_model.p4runtime.server``) serves each device, so
+the controller programs the simulated fabric exactly as it programs real switches.
+``set_pipeline`` (SetForwardingPipelineConfig) gives the device a fresh state and a
+pipeline seeded from the run's seed and the device's name. The clock is the
+simulation's virtual time.
+
+Events go to the simulator, not to gRPC streams: the simulator drains digests at the
+virtual time they happen and hands them to the controller's reactor synchronously
+(``fabric.control``), so a run does not depend on thread timing. Packet-outs are queued
+and injected by the simulator at its next step (``take_packet_outs``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from zlib import crc32
+
+from p4.config.v1 import p4info_pb2
+
+from behavioral_model.p4runtime.packet_io import (
+    ControllerHeader,
+    controller_header,
+    program_controller_header,
+)
+from behavioral_model.p4runtime.target import DigestListener, PacketInListener
+from behavioral_model.pipeline.v1model import V1ModelDevice
+from behavioral_model.program import P4Program
+from behavioral_model.runtime.state import DeviceState
+
+__all__ = ["SimTarget"]
+
+
+class SimTarget:
+    def __init__(self, name: str, device_id: int, seed: int, clock_us: Callable[[], float],
+                 cpu_port: int) -> None:
+        self.name = name
+        self.device_id = device_id
+        self.lock = threading.RLock()
+        self.cpu_port = cpu_port
+        self.device: V1ModelDevice | None = None
+        # Bumped by every set_pipeline: the simulator resets its queues when it changes.
+        self.generation = 0
+        self._seed = seed ^ crc32(name.encode())
+        self._clock_us = clock_us
+        self._pipeline: tuple[P4Program, p4info_pb2.P4Info, int] | None = None
+        self._packet_out: ControllerHeader | None = None
+        self._packet_outs: list[bytes] = []
+
+    def set_pipeline(self, program: P4Program, p4info: p4info_pb2.P4Info,
+                     cookie: int) -> None:
+        with self.lock:
+            self.device = program.new_device(program.new_state(), seed=self._seed)
+            self._pipeline = (program, p4info, cookie)
+            self._packet_out = (program_controller_header(program.checked, "packet_out")
+                                or controller_header(p4info, "packet_out"))
+            self.generation += 1
+
+    def pipeline(self) -> tuple[P4Program, p4info_pb2.P4Info, int] | None:
+        with self.lock:
+            return self._pipeline
+
+    @property
+    def state(self) -> DeviceState | None:
+        with self.lock:
+            return self.device.state if self.device is not None else None
+
+    def now_ns(self) -> int:
+        return int(self._clock_us() * 1000)
+
+    def packet_out(self, data: bytes, metadata: dict[str, int]) -> None:
+        header = self._packet_out.pack(metadata) if self._packet_out else b""
+        with self.lock:
+            self._packet_outs.append(header + data)
+
+    def take_packet_outs(self) -> list[bytes]:
+        """Packet-outs received since the last call (frames for the CPU port)."""
+        with self.lock:
+            frames, self._packet_outs = self._packet_outs, []
+        return frames
+
+    def reboot(self) -> None:
+        """Power-cycle: the device forgets its pipeline and every entry."""
+        with self.lock:
+            self.device = None
+            self._pipeline = None
+            self.generation += 1
+
+    # Listeners: the simulator delivers digests itself (see the module docstring).
+    def add_packet_in_listener(self, fn: PacketInListener) -> None:
+        pass
+
+    def add_digest_listener(self, fn: DigestListener) -> None:
+        pass
+
+    def remove_packet_in_listener(self, fn: PacketInListener) -> None:
+        pass
+
+    def remove_digest_listener(self, fn: DigestListener) -> None:
+        pass
