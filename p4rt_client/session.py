@@ -58,6 +58,17 @@ class P4RuntimeSession:
         return self.stream is not None and self.stream.primary
 
     @property
+    def stream_alive(self) -> bool:
+        """Whether the stream is open: False before ``connect``, after ``close`` and
+        once the server ended it (e.g. the device restarted)."""
+        return self.stream is not None and not self.stream.ended.is_set()
+
+    def wait_stream_end(self, timeout: float | None = None) -> bool:
+        """Block until the stream ends (or ``timeout`` s); whether it has ended."""
+        stream = self.stream
+        return stream is None or stream.ended.wait(timeout)
+
+    @property
     def stream_error(self) -> grpc.RpcError | None:
         """How the server ended the stream, if it did."""
         return self.stream.error if self.stream is not None else None
@@ -86,8 +97,10 @@ class P4RuntimeSession:
                     raise
                 time.sleep(0.05)
 
-    def _connect_once(self, timeout: float, require_primary: bool
-                      ) -> p4runtime_pb2.MasterArbitrationUpdate:
+    def open(self, timeout: float = 10.0) -> None:
+        """Open the channel only, without a stream or arbitration: enough for Read and
+        GetForwardingPipelineConfig (an observer that must not take part in the
+        election); P4RuntimeSessionError if no server answers within ``timeout``."""
         try:
             self.channel = open_channel(self.address, self.tls)
         except ValueError as error:
@@ -97,11 +110,18 @@ class P4RuntimeSession:
             ready.result(timeout=timeout)
         except grpc.FutureTimeoutError:
             ready.cancel()  # its polling thread must not outlive the channel
+            self.channel.close()
+            self.channel = None
             how = (" over TLS (or it refused the TLS handshake: check the certificates)"
                    if self.tls is not None else "")
             raise P4RuntimeSessionError(
                 f"no P4Runtime server answers at {self.address}{how}") from None
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
+
+    def _connect_once(self, timeout: float, require_primary: bool
+                      ) -> p4runtime_pb2.MasterArbitrationUpdate:
+        self.open(timeout)
+        assert self.stub is not None
         self.stream = StreamChannel(self.stub)
         request = p4runtime_pb2.StreamMessageRequest()
         arb = request.arbitration

@@ -31,6 +31,9 @@ class StreamChannel:
         self._requests: queue.Queue[p4runtime_pb2.StreamMessageRequest | None] = queue.Queue()
         self._queues: dict[str, queue.Queue[Any]] = {k: queue.Queue() for k in STREAM_KINDS}
         self.error: grpc.RpcError | None = None
+        #: Set once the stream has ended (the server closed it, the device went away,
+        #: or ``close``).
+        self.ended = threading.Event()
         self.primary = False
         self.primary_election_id: tuple[int, int] | None = None
         self._call = stub.StreamChannel(self._request_iterator())
@@ -57,6 +60,7 @@ class StreamChannel:
                 log.debug("stream ended: %s %s", error.code().name, error.details())
                 self.error = error
         self.primary = False
+        self.ended.set()
 
     def _note_arbitration(self, update: p4runtime_pb2.MasterArbitrationUpdate) -> None:
         self.primary = update.status.code == code_pb2.OK

@@ -3,8 +3,11 @@ backups, and the peer's destination on every plane.
 
 Slot ``s`` holds EV id ``s`` on plane ``s % planes`` (consecutive slots alternate
 planes). The backups of plane ``p`` are EV ids ``NIC_EV_BACKUP_BASE + p *
-backups_per_plane + i``, always on plane ``p``, so a retired EV is replaced within its
-plane and each plane keeps its share [paper]. Within a plane, the QP end's EVs take the
+backup_ids_per_plane + i``, always on plane ``p``, so a retired EV is replaced within
+its plane and each plane keeps its share [paper]. The first ``backups_per_plane`` of
+them are configured at first; the controller tops the others up one at a time, in id
+order, as retirements use them (docs/mrc-nic.md 5), so backup ``i`` of a plane always
+has the same path whether it was planned or topped up. Within a plane, the QP end's EVs take the
 T1s cabled to both T0s in turn from an offset drawn from the QP and NIC names (stable
 from run to run), so different QPs load different T1s; backups continue the turn, onto
 T1s the slots do not use while there are any.
@@ -12,6 +15,7 @@ T1s the slots do not use while there are any.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from zlib import crc32
 
@@ -64,8 +68,15 @@ class QpEndPlan:
         return (1 << (self.ev_slots - 1).bit_length()) - 1
 
 
-def plan_qp_end(fabric: Fabric, usids: UsidPlan, qp: QpDecl, side: int) -> QpEndPlan:
-    """The EVs and paths of end ``side`` (0 or 1) of ``qp``, sending to the other end."""
+def backup_ev_id(qp: QpDecl, plane: int, index: int) -> int:
+    """EV id of backup ``index`` of ``plane``."""
+    return c.NIC_EV_BACKUP_BASE + plane * qp.backup_ids_per_plane + index
+
+
+def plan_qp_end(fabric: Fabric, usids: UsidPlan, qp: QpDecl, side: int,
+                topped_up: Mapping[int, int] | None = None) -> QpEndPlan:
+    """The EVs and paths of end ``side`` (0 or 1) of ``qp``, sending to the other end;
+    ``topped_up[plane]``: backups the controller added on that plane since."""
     local, remote = qp.ends[side], qp.ends[1 - side]
     planes = []
     t1s = []
@@ -93,7 +104,8 @@ def plan_qp_end(fabric: Fabric, usids: UsidPlan, qp: QpDecl, side: int) -> QpEnd
     evs = [path(slot, slot, slot % count, slot // count)
            for slot in range(qp.evs_per_plane * count)]
     for plane in range(count):
-        for i in range(qp.backups_per_plane):
-            ev_id = c.NIC_EV_BACKUP_BASE + plane * qp.backups_per_plane + i
-            evs.append(path(ev_id, None, plane, qp.evs_per_plane + i))
+        extra = topped_up.get(plane, 0) if topped_up else 0
+        backups = min(qp.backups_per_plane + extra, qp.backup_ids_per_plane)
+        for i in range(backups):
+            evs.append(path(backup_ev_id(qp, plane, i), None, plane, qp.evs_per_plane + i))
     return QpEndPlan(qp=qp, local=local, remote=remote, planes=tuple(planes), evs=tuple(evs))

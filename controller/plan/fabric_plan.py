@@ -13,6 +13,9 @@ from .nic import nic_entities
 from .switch import switch_entries
 from .usids import UsidPlan, allocate_usids
 
+# Per QP index of one NIC, per plane: backups added beyond the planned ones.
+TopUps = Mapping[int, Mapping[int, int]]
+
 
 @dataclass(frozen=True)
 class FabricPlan:
@@ -28,8 +31,15 @@ class FabricPlan:
     def qp(self, name: str) -> QpDecl | None:
         return next((qp for qp in self.fabric.qps if qp.name == name), None)
 
-    def qp_end(self, qp: QpDecl, side: int) -> QpEndPlan:
-        return plan_qp_end(self.fabric, self.usids, qp, side)
+    def qp_end(self, qp: QpDecl, side: int,
+               topped_up: Mapping[int, int] | None = None) -> QpEndPlan:
+        """End ``side`` of ``qp``; ``topped_up[plane]``: backups added since the plan."""
+        return plan_qp_end(self.fabric, self.usids, qp, side, topped_up)
+
+    def qp_at(self, nic: str, qp_index: int) -> tuple[QpDecl, int] | None:
+        """(QP, side) of the QP end that NIC ``nic`` holds at ``qp_index``."""
+        return next(((qp, side) for qp, side in self.qp_sides.get(nic, ())
+                     if qp.ends[side].qp_index == qp_index), None)
 
     def role_of(self, name: str) -> Role | None:
         switch = self.fabric.switch(name)
@@ -44,11 +54,14 @@ class FabricPlan:
         for nic in self.fabric.nics():
             yield nic.name
 
-    def device_entities(self, name: str) -> list[Entity]:
-        """Every entity of device ``name``; ``KeyError`` if there is no such device."""
+    def device_entities(self, name: str, topped_up: TopUps | None = None) -> list[Entity]:
+        """Every entity of device ``name``; ``KeyError`` if there is no such device.
+        ``topped_up[qp_index][plane]``: backups the controller added to a NIC's QP end
+        since the plan (they are part of what the NIC must hold)."""
         if self.fabric.switch(name) is not None:
             return list(switch_entries(self.fabric, self.usids, name))
-        ends = [self.qp_end(qp, side) for qp, side in self.qp_sides.get(name, ())]
+        ends = [self.qp_end(qp, side, (topped_up or {}).get(qp.ends[side].qp_index))
+                for qp, side in self.qp_sides.get(name, ())]
         return nic_entities(self.fabric, self.usids, name, ends)
 
 

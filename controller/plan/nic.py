@@ -15,7 +15,7 @@ from protocol import constants as c
 
 from . import p4names as n
 from .entities import DigestConfig, Entity, Exact, MulticastGroup, Replica, TableEntry
-from .evs import QpEndPlan
+from .evs import EvPath, QpEndPlan
 from .usids import UsidPlan
 
 # Replica instances of a reply group: the host copy is delivered, the plane copy becomes
@@ -58,17 +58,22 @@ def _reply_group(plane: int, port: int) -> MulticastGroup:
         Replica(c.NIC_HOST_PORT, _HOST_REPLICA), Replica(port, _PLANE_REPLICA)))
 
 
+def qp_ev_entry(qp_index: int, path: EvPath) -> TableEntry:
+    """The ``qp_ev`` entry that gives EV id ``path.ev_id`` of a QP its path."""
+    return TableEntry(n.QP_EV, (("qp_index", Exact(qp_index)), ("ev_id", Exact(path.ev_id))),
+                      n.SET_EV, (("t1_usid", path.t1_usid),))
+
+
 def qp_entries(end: QpEndPlan) -> Iterator[TableEntry]:
     """``qp_context``, ``qp_ev`` (slots, then backups) and ``qp_plane`` of one QP end."""
     qp, index = end.qp, end.local.qp_index
     yield TableEntry(n.QP_CONTEXT, (("local_qpn", Exact(end.local.qpn)),), n.SET_QP, (
         ("qp_index", index), ("remote_qpn", end.remote.qpn), ("ev_slots", end.ev_slots),
         ("ev_mask", end.ev_mask), ("min_active", qp.min_active),
-        ("backups_per_plane", qp.backups_per_plane), ("sack_every", qp.sack_every),
+        ("backups_per_plane", qp.backup_ids_per_plane), ("sack_every", qp.sack_every),
         ("probe_threshold", qp.probe_threshold)))
     for path in end.evs:
-        yield TableEntry(n.QP_EV, (("qp_index", Exact(index)), ("ev_id", Exact(path.ev_id))),
-                         n.SET_EV, (("t1_usid", path.t1_usid),))
+        yield qp_ev_entry(index, path)
     for plane in end.planes:
         yield TableEntry(n.QP_PLANE, (("qp_index", Exact(index)), ("plane", Exact(plane.plane))),
                          n.SET_QP_PATH, (("dst_t0_usid", plane.dst_t0_usid),

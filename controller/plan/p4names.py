@@ -1,4 +1,5 @@
-"""P4Info names of the programs' tables, actions and fields that the plan writes.
+"""P4Info names of the programs' tables, actions and fields that the plan writes, and of
+the counters and controller header the controller reads and sends.
 
 The one place where the controller spells them: ``p4src/srv6_switch.p4`` (README "The
 fabric switch") and ``docs/mrc-nic.md`` section 2 ("Tables (P4Info names)"). Actions
@@ -30,3 +31,17 @@ SET_PLANE_PORT = "NicIngress.path.set_plane_port"
 QP_PLANE = "NicIngress.path.qp_plane"
 SET_QP_PATH = "NicIngress.path.set_qp_path"
 EV_EVENT_DIGEST = "ev_event_t"
+
+# ---- counters the controller reads (health) -----------------------------------------------
+SWITCH_RX_PORT_COUNTER = "SwitchIngress.rx_port_counter"
+SWITCH_TX_PORT_COUNTER = "SwitchEgress.tx_port_counter"
+SWITCH_DROP_COUNTER = "SwitchIngress.drop_counter"
+SWITCH_TRIM_COUNTER = "SwitchEgress.trim_counter"
+SWITCH_ECN_MARK_COUNTER = "SwitchEgress.ecn_mark_counter"
+NIC_QP_COUNTERS = ("qp_tx_counter", "qp_rx_counter", "qp_ecn_counter", "qp_trim_counter",
+                   "qp_retire_counter")
+NIC_SLOT_COUNTERS = ("slot_tx_counter", "slot_ecn_counter", "slot_trim_counter",
+                     "slot_retire_counter")
+NIC_DROP_COUNTER = "drop_counter"
+NIC_EVENT_COUNTER = "event_counter"
+PACKET_OUT = "packet_out"

@@ -30,7 +30,7 @@ from .fabric import (
     usable_ports,
 )
 from .qps import resolve_qps
-from .schema import ClosSpec, TopologySpec
+from .schema import Bmv2Files, ClosSpec, TopologySpec
 from .values import nic_address, parse_ipv6_prefix, parse_usid_block
 
 _SWITCH_NAME = re.compile(r"p(\d+)-(t0|t1)-(\d+)")
@@ -74,6 +74,8 @@ class ClosFabric:
     target: str
     nic_prefix: ipaddress.IPv6Network
     ports: tuple[int, ...]  # ports[k]: the k-th front-panel port of a switch
+    switch_bmv2: tuple[str, str] | None = None  # (BMv2 JSON, P4Info) files
+    nic_bmv2: tuple[str, str] | None = None
     qps: tuple[QpDecl, ...] = ()
     _neighbour_cache: dict[tuple[int, Role], tuple[tuple[str, int], ...]] = field(
         default_factory=dict, repr=False)
@@ -86,11 +88,12 @@ class ClosFabric:
     def nic_count(self) -> int:
         return self.shape.t0_per_plane * self.shape.nics_per_t0
 
-    def _access(self, name: str, index: int, program: str) -> DeviceAccess:
+    def _access(self, name: str, index: int, program: str,
+                bmv2_files: tuple[str, str] | None) -> DeviceAccess:
         address = self.shape.p4runtime.format(name=name, index=index,
                                               port=self.shape.port_base + index)
         return DeviceAccess(address=address, device_id=index + 1, target=self.target,
-                            program=program)
+                            program=program, bmv2_files=bmv2_files)
 
     def _switch_index(self, plane: int, role: Role, index: int) -> int:
         """The switch's place among all devices: plane by plane, T1s before T0s."""
@@ -107,7 +110,8 @@ class ClosFabric:
         name = switch_name(plane, role, index)
         return SwitchNode(name=name, role=role, plane=plane, index=index, usid=None,
                           mac=derived_switch_mac(device_index),
-                          access=self._access(name, device_index, self.switch_program),
+                          access=self._access(name, device_index, self.switch_program,
+                                              self.switch_bmv2),
                           where=f"clos ({name})")
 
     def switches(self) -> Iterator[SwitchNode]:
@@ -125,7 +129,8 @@ class ClosFabric:
         return NicNode(name=name, index=n, ipv6=nic_address(self.nic_prefix, n),
                        ports=tuple(range(1, self.planes + 1)),
                        macs=tuple(derived_nic_mac(n, p) for p in range(self.planes)),
-                       access=self._access(name, self.switch_count + n, self.nic_program))
+                       access=self._access(name, self.switch_count + n, self.nic_program,
+                                           self.nic_bmv2))
 
     def _locate_switch(self, name: str) -> tuple[int, Role, int] | None:
         """(plane, role, index) of a generated switch name."""
@@ -204,6 +209,10 @@ class ClosFabric:
             yield DeviceGroup(Role.NIC, nic_name(first), bare)
 
 
+def _files(files: Bmv2Files | None) -> tuple[str, str] | None:
+    return None if files is None else (files.json_file, files.p4info_file)
+
+
 def build_clos_fabric(spec: TopologySpec, source: str) -> ClosFabric:
     """Check a Clos shape against the programs' limits and build its fabric."""
     shape = spec.clos
@@ -242,7 +251,8 @@ def build_clos_fabric(spec: TopologySpec, source: str) -> ClosFabric:
         ecn_low=spec.switch_policy.ecn_low, ecn_high=spec.switch_policy.ecn_high,
         shape=shape, switch_program=spec.defaults.switch_program,
         nic_program=spec.defaults.nic_program, target=spec.defaults.target,
-        nic_prefix=prefix, ports=ports)
+        nic_prefix=prefix, ports=ports,
+        switch_bmv2=_files(spec.defaults.switch_bmv2), nic_bmv2=_files(spec.defaults.nic_bmv2))
     fabric.qps, qp_problems = resolve_qps(spec.qps, spec.qp_defaults, shape.planes,
                                           lambda n: fabric.nic(n) is not None)
     problems += qp_problems

@@ -21,7 +21,7 @@ from .fabric import (
     derived_switch_mac,
 )
 from .qps import resolve_qps
-from .schema import NicSpec, SwitchSpec, TopologySpec
+from .schema import Bmv2Files, NicSpec, SwitchSpec, TopologySpec
 from .values import nic_address, parse_ipv6, parse_ipv6_prefix, parse_mac, parse_usid_block
 
 # The pairs of roles a link may join (both ends on one plane).
@@ -136,10 +136,14 @@ class _Builder:
                 f"{self.endpoints[key]}")))
         self.endpoints.setdefault(key, where)
 
-    def access_of(self, device: SwitchSpec | NicSpec, program: str) -> DeviceAccess:
-        return DeviceAccess(address=device.address, device_id=device.device_id,
-                            target=device.target or self.spec.defaults.target,
-                            program=device.program or program)
+    def access_of(self, device: SwitchSpec | NicSpec, program: str,
+                  bmv2: Bmv2Files | None) -> DeviceAccess:
+        files = device.bmv2 or bmv2
+        return DeviceAccess(
+            address=device.address, device_id=device.device_id,
+            target=device.target or self.spec.defaults.target,
+            program=device.program or program,
+            bmv2_files=None if files is None else (files.json_file, files.p4info_file))
 
     def mac_of(self, text: str | None, where: str, derived: int) -> int:
         if text is None:
@@ -156,7 +160,8 @@ class _Builder:
             for role, members in ((Role.T1, plane.t1), (Role.T0, plane.t0)):
                 for i, sw in enumerate(members):
                     where = f"planes[{p}].{role}[{i}]"
-                    access = self.access_of(sw, self.spec.defaults.switch_program)
+                    access = self.access_of(sw, self.spec.defaults.switch_program,
+                                            self.spec.defaults.switch_bmv2)
                     self.claim(sw.name, where, access)
                     mac = self.mac_of(sw.mac, f"{where}.mac", derived_switch_mac(switch_index))
                     self.fabric._switches.setdefault(sw.name, SwitchNode(
@@ -179,7 +184,8 @@ class _Builder:
         addresses: dict[int, str] = {}
         for n, nic in enumerate(nics):
             where = f"nics[{n}]"
-            access = self.access_of(nic, self.spec.defaults.nic_program)
+            access = self.access_of(nic, self.spec.defaults.nic_program,
+                                    self.spec.defaults.nic_bmv2)
             self.claim(nic.name, where, access)
             if len(nic.ports) != fabric.planes:
                 problems.append(Problem(f"{where}.ports", (

@@ -29,6 +29,8 @@ class DeviceAccess:
     device_id: int
     target: str
     program: str
+    # bmv2 only: (BMv2 JSON, P4Info) files to push when p4c-bm2-ss is not on PATH.
+    bmv2_files: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +81,8 @@ class QpDecl:
     name: str
     ends: tuple[QpEnd, QpEnd]
     evs_per_plane: int
-    backups_per_plane: int
+    backups_per_plane: int  # configured at first, on each plane
+    backup_ids_per_plane: int  # the size of each plane's backup-id range (top-ups)
     sack_every: int
     min_active: int
     probe_threshold: int

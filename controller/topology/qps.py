@@ -24,6 +24,11 @@ QP_BUILTIN_DEFAULTS = {
 }
 
 
+def default_backup_ids_per_plane(planes: int) -> int:
+    """The NIC's backup ids shared equally by the planes (qp_context holds 8 bits)."""
+    return min(0xFF, (c.NIC_EV_IDS - c.NIC_EV_BACKUP_BASE) // planes)
+
+
 def _setting(name: str, qp: QpSpec, defaults: QpSettings) -> int | None:
     value = getattr(qp, name)
     if value is None:
@@ -60,18 +65,27 @@ def resolve_qps(specs: Sequence[QpSpec], defaults: QpSettings, planes: int,
                                     f"QP name {qp.name!r} is already used by {names[qp.name]}"))
         names.setdefault(qp.name, where)
         settings = {name: _setting(name, qp, defaults)
-                    for name in ("evs_per_plane", "backups_per_plane", "sack_every",
-                                 "min_active", "probe_threshold")}
+                    for name in ("evs_per_plane", "backups_per_plane", "backup_ids_per_plane",
+                                 "sack_every", "min_active", "probe_threshold")}
         ev_slots = settings["evs_per_plane"] * planes
         if ev_slots > c.NIC_EV_SLOTS:
             problems.append(Problem(f"{where}.evs_per_plane", (
                 f"{settings['evs_per_plane']} EVs on each of {planes} planes is {ev_slots} "
                 f"slots; the NIC has {c.NIC_EV_SLOTS} per QP")))
-        backup_ids = settings["backups_per_plane"] * planes
+        if settings["backup_ids_per_plane"] is None:
+            settings["backup_ids_per_plane"] = max(
+                settings["backups_per_plane"], default_backup_ids_per_plane(planes))
+        backup_ids = settings["backup_ids_per_plane"] * planes
         if c.NIC_EV_BACKUP_BASE + backup_ids > c.NIC_EV_IDS:
-            problems.append(Problem(f"{where}.backups_per_plane", (
-                f"{settings['backups_per_plane']} backups on each of {planes} planes need "
+            field = ("backup_ids_per_plane" if qp.backup_ids_per_plane is not None
+                     or defaults.backup_ids_per_plane is not None else "backups_per_plane")
+            problems.append(Problem(f"{where}.{field}", (
+                f"{settings[field]} backup ids on each of {planes} planes need "
                 f"{backup_ids} EV ids; the NIC has {c.NIC_EV_IDS - c.NIC_EV_BACKUP_BASE}")))
+        elif settings["backups_per_plane"] > settings["backup_ids_per_plane"]:
+            problems.append(Problem(f"{where}.backups_per_plane", (
+                f"{settings['backups_per_plane']} backups per plane do not fit in "
+                f"backup_ids_per_plane ({settings['backup_ids_per_plane']})")))
         if settings["min_active"] is None:
             settings["min_active"] = max(1, ev_slots // 2)
         elif settings["min_active"] > ev_slots:

@@ -26,12 +26,22 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class Bmv2Files(Strict):
+    """A program compiled for BMv2 beforehand (``p4c-bm2-ss --p4runtime-files``): what
+    ``apply`` pushes to a ``bmv2`` device when ``p4c-bm2-ss`` is not on PATH."""
+
+    json_file: str
+    p4info_file: str
+
+
 class DeviceDefaults(Strict):
     """Target kind and P4 programs of every device that does not name its own."""
 
     target: Target = "bm"
     switch_program: str = "p4src/srv6_switch.p4"
     nic_program: str = "p4src/mrc_nic.p4"
+    switch_bmv2: Bmv2Files | None = None
+    nic_bmv2: Bmv2Files | None = None
 
 
 class SwitchPolicy(Strict):
@@ -51,7 +61,12 @@ class QpSettings(Strict):
     """Per-QP parameters of ``qp_context``; any of them may be left to ``qp_defaults``."""
 
     evs_per_plane: Annotated[int, Field(ge=1, le=c.NIC_EV_SLOTS)] | None = None
+    # Backups configured at first on each plane; the controller tops them up, one per
+    # retirement, within the plane's range of backup ids.
     backups_per_plane: Byte | None = None
+    # The size of each plane's backup-id range (qp_context's backups_per_plane, see
+    # docs/mrc-nic.md 5). None: as many as the NIC's backup ids allow over the planes.
+    backup_ids_per_plane: Byte | None = None
     sack_every: Byte | None = None
     # None: half of the QP's EV slots (the floor that retirements never go below).
     min_active: Annotated[int, Field(ge=0, lt=1 << 16)] | None = None
@@ -88,6 +103,7 @@ class SwitchSpec(Strict):
     device_id: DeviceId = 1
     target: Target | None = None
     program: str | None = None
+    bmv2: Bmv2Files | None = None
     # None: allocated by the plan; given: must lie in the switch's plane.
     usid: Annotated[int, Field(gt=0, lt=1 << c.USID_BITS)] | None = None
     mac: str | None = None
@@ -104,6 +120,7 @@ class NicSpec(Strict):
     device_id: DeviceId = 1
     target: Target | None = None
     program: str | None = None
+    bmv2: Bmv2Files | None = None
     # This NIC's IPv6 address (inner DA of its traffic); None: from nic_address_prefix.
     ipv6: str | None = None
     # ports[p]: the fabric port of plane p.

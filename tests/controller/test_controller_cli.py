@@ -1,4 +1,5 @@
-"""``mrc-ctl`` (``python -m controller``): plan, paths, the skeleton subcommands, exit codes."""
+"""``mrc-ctl`` (``python -m controller``): plan, paths, the device subcommands without
+devices, exit codes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from live_fabric import small_on_free_ports
 
 from controller.cli.main import main
 
@@ -95,12 +97,36 @@ def test_paths_unknown_qp_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert err == f"{SMALL}: no QP named 'qp-z' (QPs: qp-a, qp-b, qp-c)\n"
 
 
-@pytest.mark.parametrize("command", ["apply", "watch", "status"])
-def test_device_commands_say_not_implemented_and_exit_1(
-        command: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run([command, SMALL], capsys)
-    assert (code, out) == (1, "")
-    assert f"mrc-ctl {command}: not implemented yet" in err
+@pytest.mark.parametrize("command", ["apply", "status", "watch"])
+def test_device_commands_exit_1_when_no_device_answers(
+        command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topology = small_on_free_ports(tmp_path)  # nothing listens there
+    extra = ["--once", "--timeout", "1"] if command == "watch" else []
+    code, out, err = run([command, str(topology), "--connect-timeout", "0.2", *extra],
+                         capsys)
+    assert code == 1
+    assert "unreachable" in out + err
+    assert "Traceback" not in out + err
+
+
+def test_apply_with_a_program_that_does_not_exist_exits_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topology = small_on_free_ports(tmp_path)
+    topology.write_text(topology.read_text().replace("p4src/mrc_nic.p4", "p4src/nope.p4"))
+    code, out, err = run(["apply", str(topology)], capsys)
+    assert (code, out) == (2, "")
+    assert err == "p4src/nope.p4: no such P4 program\n"
+
+
+def test_bmv2_without_p4c_or_files_exits_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no p4c-bm2-ss here
+    topology = small_on_free_ports(tmp_path)
+    topology.write_text(topology.read_text().replace("target: bm", "target: bmv2"))
+    code, out, err = run(["apply", str(topology)], capsys)
+    assert (code, out) == (2, "")
+    assert "a bmv2 device needs p4c's JSON and P4Info" in err
 
 
 @pytest.mark.parametrize("command", ["plan", "paths", "apply", "watch", "status"])

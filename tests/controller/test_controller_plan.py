@@ -125,14 +125,19 @@ def test_evs_are_split_equally_over_planes_and_backups_stay_in_their_plane(
             assert mask + 1 >= slots and mask & (mask + 1) == 0  # a power of two, - 1
             per_plane = Counter(c.ev_plane(evs[s]) for s in range(slots))
             assert per_plane == {p: qp.evs_per_plane for p in range(planes)}
-            bpp = context["backups_per_plane"]
+            # qp_context holds the size of each plane's backup-id range; the plan
+            # configures the first backups_per_plane ids of each range (the rest are
+            # for top-ups).
+            id_range = context["backups_per_plane"]
+            assert id_range == qp.backup_ids_per_plane >= qp.backups_per_plane
+            assert c.NIC_EV_BACKUP_BASE + id_range * planes <= c.NIC_EV_IDS
             backups = {i for i in evs if i >= c.NIC_EV_BACKUP_BASE}
-            assert len(backups) == bpp * planes
+            assert len(backups) == qp.backups_per_plane * planes
             for p in range(planes):
-                for i in range(bpp):
-                    ev = evs[c.NIC_EV_BACKUP_BASE + p * bpp + i]
+                for i in range(qp.backups_per_plane):
+                    ev = evs[c.NIC_EV_BACKUP_BASE + p * id_range + i]
                     assert c.ev_plane(ev) == p
-                    assert c.ev_id_of(ev) == c.NIC_EV_BACKUP_BASE + p * bpp + i
+                    assert c.ev_id_of(ev) == c.NIC_EV_BACKUP_BASE + p * id_range + i
             assert set(evs) == set(range(slots)) | backups
 
 

@@ -107,8 +107,9 @@ def test_qp_evs_split_equally_backups_same_plane_and_all_reach_the_peer(
                     per_plane[plane] += 1
                 else:
                     offset = ev_id - c.NIC_EV_BACKUP_BASE
-                    assert 0 <= offset < planes * qp.backups_per_plane
-                    assert plane == offset // qp.backups_per_plane
+                    assert 0 <= offset < planes * qp.backup_ids_per_plane
+                    assert plane == offset // qp.backup_ids_per_plane
+                    assert offset % qp.backup_ids_per_plane < qp.backups_per_plane
                 delivery = walker.forward(local.nic, port, carrier)
                 assert delivery.nic == remote.nic and delivery.carrier_used_up
             assert per_plane == {p: qp.evs_per_plane for p in range(planes)}

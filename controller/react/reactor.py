@@ -1,0 +1,218 @@
+"""The running controller: a supervisor per device keeps it programmed, and one loop
+reacts to the NICs' EV events.
+
+- ``ALWAYS_SKIP`` / ``HOST_LOSS`` (an EV retired): the next backup id of that plane is
+  configured (a top-up: the NIC took a backup, or found none and waits at that id),
+  and the retired EV is probed (``probes``) until the NIC restores it.
+- ``FLOOR`` (the NIC kept the EV, as no backup was left and the floor held): a top-up
+  too, so that the next retirement finds a backup.
+- ``RESTORED``: probing stops and the recovery is recorded.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from p4.v1 import p4runtime_pb2
+
+from controller.apply import DEFAULT_ELECTION_ID, device_targets, prepare_pipelines, program
+from controller.device import DeviceLink, PipelineCache
+from controller.events import EventLog
+from controller.plan import FabricPlan, qp_ev_entry
+from controller.topups import TopUpBook
+from p4rt_client import (
+    P4InfoHelper,
+    P4RuntimeSessionError,
+    P4RuntimeWriteError,
+    TlsConfig,
+    update,
+)
+from protocol import constants as c
+
+from .probes import ProbeKey, ProbeSchedule, ProbeTask
+from .supervisor import DeviceSupervisor
+
+_REASONS = {c.EV_EVENT_ALWAYS_SKIP: "always-skip", c.EV_EVENT_HOST_LOSS: "host-loss",
+            c.EV_EVENT_RESTORED: "restored", c.EV_EVENT_FLOOR: "floor"}
+_RETIRED = (c.EV_EVENT_ALWAYS_SKIP, c.EV_EVENT_HOST_LOSS)
+_TOP_UP = (*_RETIRED, c.EV_EVENT_FLOOR)
+
+
+class EvEvent(NamedTuple):
+    """One ``ev_event_t`` digest (docs/mrc-nic.md 5), fields in declaration order."""
+
+    local_qpn: int
+    qp_index: int
+    slot: int
+    old_ev: int
+    new_ev: int
+    reason: int
+
+
+@dataclass
+class Recovery:
+    """A retired EV and what became of it, for ``watch``."""
+
+    nic: str
+    qp_index: int
+    ev: int
+    retired_at: float
+    probes: int = 0
+    restored_at: float | None = None
+
+
+class Reactor:
+    """``start`` the supervisors, then ``run(stop)`` in one thread (it returns when
+    ``stop`` is set); ``on_tick`` is called about every ``tick_s``."""
+
+    def __init__(self, plan: FabricPlan, log: EventLog, *,
+                 election_id: tuple[int, int] = DEFAULT_ELECTION_ID,
+                 tls: TlsConfig | None = None, probes: ProbeSchedule | None = None,
+                 connect_timeout: float = 2.0) -> None:
+        self.plan = plan
+        self.log = log
+        self.book = TopUpBook()
+        self.probes = probes or ProbeSchedule()
+        self.stop = threading.Event()
+        self.recoveries: list[Recovery] = []
+        self._digests: queue.Queue[tuple[str, p4runtime_pb2.DigestList]] = queue.Queue()
+        cache = PipelineCache()
+        targets = device_targets(plan)
+        prepare_pipelines(targets, cache)
+        self.links = {t.name: DeviceLink(t, cache, election_id, tls) for t in targets}
+        self.supervisors = {
+            name: DeviceSupervisor(link, self._program, self._on_digest, log, self.stop,
+                                   connect_timeout)
+            for name, link in self.links.items()}
+
+    def _program(self, link: DeviceLink) -> None:
+        program(link, self.plan, self.book, self.log)
+
+    def _on_digest(self, device: str, digest: p4runtime_pb2.DigestList) -> None:
+        self._digests.put((device, digest))
+
+    def start(self) -> None:
+        for supervisor in self.supervisors.values():
+            supervisor.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        for supervisor in self.supervisors.values():
+            supervisor.join(timeout=5)
+
+    def run(self, on_tick: Callable[[], None] | None = None, tick_s: float = 1.0) -> None:
+        next_tick = time.monotonic()
+        while not self.stop.is_set():
+            now = time.monotonic()
+            if on_tick is not None and now >= next_tick:
+                on_tick()
+                next_tick = now + tick_s
+            deadlines = [next_tick if on_tick is not None else now + tick_s]
+            due = self.probes.next_due()
+            if due is not None:
+                deadlines.append(due)
+            try:
+                device, digest = self._digests.get(timeout=max(0.0, min(deadlines) - now))
+            except queue.Empty:
+                pass
+            else:
+                self.handle_digest(device, digest)
+            self._send_due_probes()
+
+    # -- events -------------------------------------------------------------------------
+    def handle_digest(self, nic: str, digest: p4runtime_pb2.DigestList) -> None:
+        for data in digest.data:
+            event = EvEvent(*P4InfoHelper.decode_p4data(data))
+            self.log.emit("digest", device=nic, reason=_REASONS.get(event.reason,
+                                                                    event.reason),
+                          qp_index=event.qp_index, slot=event.slot,
+                          old_ev=f"{event.old_ev:#010x}", new_ev=f"{event.new_ev:#010x}")
+            if event.reason in _TOP_UP:
+                self.top_up(nic, event)
+            if event.reason in _RETIRED:
+                self.start_probes(nic, event)
+            elif event.reason == c.EV_EVENT_RESTORED:
+                self.restored(nic, event)
+
+    def top_up(self, nic: str, event: EvEvent) -> None:
+        plane = c.ev_plane(event.old_ev)
+        path = self.book.take_next(self.plan, nic, event.qp_index, plane)
+        if path is None:
+            self.log.emit("no-backup-left", device=nic, qp_index=event.qp_index,
+                          plane=plane)
+            return
+        link = self.links[nic]
+        entry = link.desired([qp_ev_entry(event.qp_index, path)])
+        (_, (_, entity)), = entry.items()
+        written = True
+        try:
+            link.write([update(p4runtime_pb2.Update.INSERT, entity)])
+        except (P4RuntimeWriteError, P4RuntimeSessionError, ConnectionError) as error:
+            # The book has it: the next reconcile of this NIC writes it.
+            written = False
+            self.log.emit("top-up-deferred", device=nic, message=str(error))
+        self.log.emit("top-up", device=nic, qp_index=event.qp_index, plane=plane,
+                      ev_id=path.ev_id, t1=path.t1, ev=f"{path.ev:#010x}",
+                      backup_taken=event.new_ev != 0, written=written)
+
+    def start_probes(self, nic: str, event: EvEvent) -> None:
+        found = self.plan.qp_at(nic, event.qp_index)
+        if found is None:
+            return
+        qp, side = found
+        local, remote = qp.ends[side], qp.ends[1 - side]
+        fabric = self.plan.fabric
+        here, peer = fabric.nic(nic), fabric.nic(remote.nic)
+        assert here is not None and peer is not None
+        plane = min(c.ev_plane(event.old_ev), len(here.macs) - 1)
+        key = ProbeKey(nic, event.qp_index, event.old_ev)
+        if key not in self.probes.tasks:
+            self.recoveries.append(Recovery(nic, event.qp_index, event.old_ev, time.time()))
+        self.probes.start(ProbeTask(
+            key, local_qpn=local.qpn, remote_qpn=remote.qpn,
+            src=ipaddress.IPv6Address(here.ipv6).packed,
+            dst=ipaddress.IPv6Address(peer.ipv6).packed,
+            nic_mac=here.macs[plane].to_bytes(6, "big")))
+
+    def restored(self, nic: str, event: EvEvent) -> None:
+        task = self.probes.restored(ProbeKey(nic, event.qp_index, event.new_ev))
+        recovery = self._recovery(nic, event.qp_index, event.new_ev)
+        if recovery is not None:
+            recovery.restored_at = time.time()
+        self.log.emit("restored", device=nic, qp_index=event.qp_index,
+                      ev=f"{event.new_ev:#010x}", probes=task.sent if task else 0,
+                      back_in_slot=event.slot != c.NIC_EV_SLOTS)
+
+    def _recovery(self, nic: str, qp_index: int, ev: int) -> Recovery | None:
+        return next((r for r in reversed(self.recoveries) if r.nic == nic
+                     and r.qp_index == qp_index and r.ev == ev and r.restored_at is None),
+                    None)
+
+    def _send_due_probes(self) -> None:
+        send, given_up = self.probes.take_due()
+        for task in send:
+            nic = task.key.nic
+            try:
+                self.links[nic].packet_out(task.frame(), c.PACKET_OUT_TRANSMIT)
+            except (P4RuntimeSessionError, ConnectionError) as error:
+                self.log.emit("probe-failed", device=nic, message=str(error))
+                continue
+            recovery = self._recovery(nic, task.key.qp_index, task.key.ev)
+            if recovery is not None:
+                recovery.probes = task.sent
+            self.log.emit("probe-sent", device=nic, qp_index=task.key.qp_index,
+                          ev=f"{task.key.ev:#010x}", probe=task.sent)
+        for task in given_up:
+            self.log.emit("probes-given-up", device=task.key.nic,
+                          qp_index=task.key.qp_index, ev=f"{task.key.ev:#010x}",
+                          probes=task.sent)
+
+    # -- views --------------------------------------------------------------------------
+    def device_states(self) -> dict[str, str]:
+        return {name: str(s.state) for name, s in self.supervisors.items()}
