@@ -20,7 +20,17 @@ from controller.topology import TopologyError, load_topology
 from .control import ControlError, request
 from .layout import Endpoint, LayoutError, layout_from_topology
 from .process_fabric import READY_TIMEOUT_S, DeviceFailure, ProcessFabric
-from .state import FAILED, STARTING, UP, FabricState, process_alive, read_state, state_path
+from .state import (
+    FAILED,
+    STARTING,
+    STOPPED,
+    UP,
+    FabricState,
+    process_alive,
+    read_state,
+    state_path,
+    write_state,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SUPERVISOR_OUTPUT = "fabric.out"
@@ -221,6 +231,10 @@ def cmd_down(args: argparse.Namespace) -> int:
     for path in [d.packet_in for d in state.devices] + \
             [d.host_socket for d in state.devices if d.host_socket] + [state.control_socket]:
         Path(path.removeprefix("ipc://")).unlink(missing_ok=True)
+    final = read_state(workdir)
+    if final is not None and final.status in (STARTING, UP):  # its supervisor was killed
+        final.status = STOPPED
+        write_state(workdir, final)
     print(f"fabric {state.name!r} in {workdir} is down")
     return EXIT_OK
 

@@ -133,13 +133,37 @@ def test_a_device_that_dies_stops_the_fabric(workdir: Path) -> None:
     assert status.returncode == 1 and "failed" in status.stdout
 
 
+def test_down_cleans_up_after_a_killed_supervisor(workdir: Path) -> None:
+    up = fabric_cli("up", tiny_topology(workdir / "tiny.yaml"), "--workdir", workdir)
+    assert up.returncode == 0, up.stderr
+    state = read_state(workdir)
+    assert state is not None
+    devices = [d.pid for d in state.devices if d.pid]
+    try:
+        os.kill(state.supervisor_pid, signal.SIGKILL)
+        wait_until(lambda: not process_alive(state.supervisor_pid, "fabric.procs"),
+                   "the supervisor to die")
+        status = fabric_cli("status", "--workdir", workdir)
+        assert status.returncode == 1 and "supervisor died" in status.stdout
+        assert all(process_alive(pid) for pid in devices)  # orphans, until down
+    finally:
+        down = fabric_cli("down", "--workdir", workdir)
+    assert down.returncode == 0, down.stderr
+    nothing_left(workdir, devices)
+    after = read_state(workdir)
+    assert after is not None and after.status == "stopped"
+
+
 def test_a_device_that_cannot_start_fails_the_up(workdir: Path) -> None:
     with socket.socket() as taken:  # something else listens on the NIC's address
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         address = f"127.0.0.1:{taken.getsockname()[1]}"
-        up = fabric_cli("up", tiny_topology(workdir / "tiny.yaml", address),
-                        "--workdir", workdir)
+        try:
+            up = fabric_cli("up", tiny_topology(workdir / "tiny.yaml", address),
+                            "--workdir", workdir)
+        finally:
+            fabric_cli("down", "--workdir", workdir)  # had it come up after all
     assert up.returncode == 1
     assert "nic0 exited" in up.stderr and "Address already in use" in up.stderr
     assert "Traceback" not in up.stderr
@@ -156,6 +180,8 @@ def test_devices_sharing_an_address_are_bad_input(workdir: Path) -> None:
     topology.write_text(text.replace(
         f'address: "{nic_address}"', f'address: "{t0_address}", device_id: 2'))
     up = fabric_cli("up", topology, "--workdir", workdir / "run")
+    if up.returncode == 0:
+        fabric_cli("down", "--workdir", workdir / "run")
     assert up.returncode == 2
     assert f"nic0 and t0 both have the address {t0_address}" in up.stderr
 
@@ -182,6 +208,7 @@ def test_foreground_fabric_stops_on_ctrl_c(workdir: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+            fabric_cli("down", "--workdir", workdir)  # its devices
     nothing_left(workdir, [d.pid for d in state.devices if d.pid])
 
 
