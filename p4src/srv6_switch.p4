@@ -51,6 +51,12 @@
  *   such entries instead of building real congestion; with real congestion
  *   (simple_switch queue rate/depth settings) the same code paths run.
  *
+ * The behaviour lives in include/switch/*.p4, written against our own
+ * metadata (switch_metadata_t); this file adapts it to v1model: ports, drops,
+ * queue priority, counters, the data_queue_depth register, random() for the
+ * ECN ramp, truncate().  p4src/tna/srv6_switch.p4 adapts the same controls to
+ * Tofino (README "Architectures").
+ *
  * Needs: p4c-bm2-ss (v1model), or `python -m behavioral_model`; the shared
  * files are included relative to this one, so no -I is needed.
  */
@@ -62,37 +68,9 @@
 #include "include/constants.p4"
 #include "include/headers.p4"
 #include "include/parser.p4"
-
-const bit<32> PORT_COUNT = 512;   // v1model ports are 9 bits wide
-
-struct switch_metadata_t {
-    // Set by my_sid/srv6_end: what to do when this node's segment is used up.
-    bool local_sid;
-    bit<1> end_to_cpu;
-    bit<8> end_punt_reason;
-    // uA: the adjacency replaces the route lookup.
-    bool use_adjacency;
-    PortId_t adjacency_port;
-    mac_addr_t adjacency_mac;
-    // Key of usid_route: block:uSID of the DA after SID processing.
-    bit<48> dst_usid_prefix;
-    // The DA (possibly rewritten) still has to be looked up.
-    bool route_lookup;
-    // Outcome of ingress forwarding: at most one of the next three is set.
-    bool forward;               // egress_spec is a front-panel port
-    bit<8> punt_reason;         // non-zero: to the CPU port
-    bit<8> drop_reason;         // non-zero: dropped
-    bool from_cpu;
-    // Trimming, decided in ingress and carried to egress.
-    bool trim_eligible;         // trimmable packet toward a port with trim_config
-    bool trim;
-    bit<1> last_hop;            // the egress port faces a NIC
-    bit<19> trim_threshold;
-    // ECN, from ecn_config in egress.
-    bool ecn_enabled;
-    bit<19> ecn_low;
-    bit<19> ecn_high;
-}
+#include "include/switch/switch_types.p4"
+#include "include/switch/switch_ingress.p4"
+#include "include/switch/switch_egress.p4"
 
 // Depth of each port's data queue as the last data packet leaving the port saw
 // it.  Written in egress, read in ingress: the only way a v1model ingress can
@@ -123,273 +101,28 @@ control SwitchIngress(inout headers_t hdr,
 
     counter<PortId_t>(PORT_COUNT, CounterType.packets_and_bytes) rx_port_counter;
     counter<bit<8>>(DROP_REASON_COUNT, CounterType.packets_and_bytes) drop_counter;
-
-    action drop_packet(bit<8> reason) {
-        meta.drop_reason = reason;
-        meta.forward = false;
-        meta.punt_reason = 0;
-        mark_to_drop(standard_metadata);
-    }
-
-    /* ---- local SIDs -------------------------------------------------------- */
-
-    // uN (RFC 9800 section 4.1, End with NEXT-CSID).
-    action usid_un(bit<1> end_to_cpu) {
-        meta.local_sid = true;
-        meta.end_to_cpu = end_to_cpu;
-        meta.end_punt_reason = PUNT_REASON_USID_END;
-    }
-
-    // uA (RFC 9800 section 4.2, End.X with NEXT-CSID): as uN, but the packet
-    // leaves through the given adjacency instead of a route lookup.
-    action usid_ua(bit<1> end_to_cpu, PortId_t port, mac_addr_t next_hop_mac) {
-        meta.local_sid = true;
-        meta.end_to_cpu = end_to_cpu;
-        meta.end_punt_reason = PUNT_REASON_USID_END;
-        meta.use_adjacency = true;
-        meta.adjacency_port = port;
-        meta.adjacency_mac = next_hop_mac;
-    }
-
-    // Key: block:uSID, written as a /48 prefix of the outer destination.
-    table my_sid {
-        key = {
-            hdr.ipv6.dst_addr: lpm @name("dst_addr");
-        }
-        actions = {
-            usid_un;
-            usid_ua;
-            @defaultonly NoAction;
-        }
-        default_action = NoAction();
-        size = 256;
-    }
-
-    // End (RFC 8986 section 4.1) on a full 128-bit SID.
-    action srh_end(bit<1> end_to_cpu) {
-        meta.local_sid = true;
-        meta.end_to_cpu = end_to_cpu;
-        meta.end_punt_reason = PUNT_REASON_SRH_END;
-    }
-
-    table srv6_end {
-        key = {
-            hdr.ipv6.dst_addr: exact @name("dst_addr");
-        }
-        actions = {
-            srh_end;
-            @defaultonly NoAction;
-        }
-        default_action = NoAction();
-        size = 64;
-    }
-
-    /* ---- routes ------------------------------------------------------------ */
-
-    action set_next_hop(PortId_t port, mac_addr_t next_hop_mac) {
-        standard_metadata.egress_spec = port;
-        // The frame was addressed to this switch, so its destination MAC is
-        // our own: it becomes the source toward the next hop.
-        hdr.ethernet.src_addr = hdr.ethernet.dst_addr;
-        hdr.ethernet.dst_addr = next_hop_mac;
-        meta.forward = true;
-    }
-
-    // Static uSID plan: one /48 (block:uSID of the next node, or of a NIC
-    // downlink) per entry, exact match on the top 48 bits of the DA.  The key
-    // is copied to metadata first so every target sees a plain 48-bit field.
-    table usid_route {
-        key = {
-            meta.dst_usid_prefix: exact @name("dst_usid_prefix");
-        }
-        actions = {
-            set_next_hop;
-            @defaultonly NoAction;
-        }
-        default_action = NoAction();
-        size = 1024;
-    }
-
-    // Addresses of this switch (management, controller probes).
-    action send_to_cpu() {
-        meta.punt_reason = PUNT_REASON_LOCAL_ADDRESS;
-    }
-
-    // Plain IPv6 routes for traffic outside the uSID plan.
-    table ipv6_route {
-        key = {
-            hdr.ipv6.dst_addr: lpm @name("dst_addr");
-        }
-        actions = {
-            set_next_hop;
-            send_to_cpu;
-            @defaultonly NoAction;
-        }
-        default_action = NoAction();
-        size = 1024;
-    }
-
-    /* ---- trimming ---------------------------------------------------------- */
-
-    // threshold: data-queue depth (packets) from which trimmable packets are
-    // trimmed; last_hop = 1 on ports toward a NIC (DSCP TRIMMED_LASTHOP).
-    action set_trim_threshold(bit<19> threshold, bit<1> last_hop) {
-        meta.trim_eligible = true;
-        meta.trim_threshold = threshold;
-        meta.last_hop = last_hop;
-    }
-
-    table trim_config {
-        key = {
-            standard_metadata.egress_spec: exact @name("egress_port");
-        }
-        actions = {
-            set_trim_threshold;
-            @defaultonly NoAction;
-        }
-        default_action = NoAction();
-        size = PORT_COUNT;
-    }
+    SwitchForward(CPU_PORT) forward;
 
     apply {
         rx_port_counter.count(standard_metadata.ingress_port);
+        meta.ingress_port = standard_metadata.ingress_port;
+        meta.parser_error = standard_metadata.parser_error != error.NoError;
+        forward.apply(hdr, meta);
 
-        if (hdr.packet_out.isValid()) {
-            // The controller built the whole frame (probes, debugging): it
-            // leaves as it is, without lookups or hop-limit change.
-            if (hdr.packet_out.egress_port >= (bit<16>)PORT_COUNT
-                    || (PortId_t)hdr.packet_out.egress_port == CPU_PORT
-                    || (PortId_t)hdr.packet_out.egress_port == DROP_PORT) {
-                drop_packet(DROP_REASON_BAD_PACKET_OUT);
-            } else {
-                standard_metadata.egress_spec = (PortId_t)hdr.packet_out.egress_port;
-                meta.from_cpu = true;
-            }
-            hdr.packet_out.setInvalid();
-        } else if (standard_metadata.parser_error != error.NoError) {
-            drop_packet(DROP_REASON_PARSER_ERROR);
-        } else if (!hdr.ipv6.isValid()) {
-            drop_packet(DROP_REASON_NOT_IPV6);
-        } else {
-            /* -- which SID, if any, is this node's -- */
-            if (my_sid.apply().hit) {
-                if (hdr.ipv6.dst_addr[79:0] != 0) {
-                    // RFC 9800 4.1 S05-S06 (F3216: block 32, uSID 16, argument
-                    // 80): the argument moves up into the uSID slot, zeros fill
-                    // the last 16 bits.
-                    hdr.ipv6.dst_addr = hdr.ipv6.dst_addr[127:96] ++ hdr.ipv6.dst_addr[79:0] ++ 16w0;
-                    meta.route_lookup = true;
-                    meta.local_sid = false;
-                }
-            } else if (!srv6_end.apply().hit) {
-                // Not a local SID: plain forwarding on the DA.  A transit
-                // node never looks at an SRH (RFC 8754 section 4.2).
-                meta.route_lookup = true;
-            }
-
-            // The end of this node's segment: RFC 8754 4.3.1.1 (SRH processing
-            // at the node the DA names), which RFC 9800 also applies when a
-            // uSID carrier is used up.
-            if (meta.local_sid) {
-                if (!hdr.srh.isValid() || hdr.srh.segments_left == 0) {
-                    // RFC 8754 4.3.1.1 S02-S03 / RFC 8986 4.1 S02-S03: no
-                    // segment left, the packet is for this node.
-                    if (meta.end_to_cpu == 1) {
-                        meta.punt_reason = meta.end_punt_reason;
-                    } else {
-                        drop_packet(DROP_REASON_NO_LOCAL_DELIVERY);
-                    }
-                } else if (hdr.srh.routing_type != SRH_ROUTING_TYPE
-                        // S09-S11: max_last_entry = Hdr Ext Len / 2 - 1; written
-                        // without the -1 so Hdr Ext Len 0 cannot underflow.
-                        || (bit<9>)hdr.srh.last_entry + 1 > (bit<9>)(hdr.srh.hdr_ext_len >> 1)
-                        || (bit<9>)hdr.srh.segments_left > (bit<9>)hdr.srh.last_entry + 1) {
-                    // S12 (RFC 8200 4.4 for an unknown Routing Type with
-                    // Segments Left > 0): discard.  No ICMP from the fabric:
-                    // the drop counter records it.
-                    drop_packet(DROP_REASON_BAD_SRH);
-                } else {
-                    // S15-S16: Segments Left - 1, Segment List[Segments Left]
-                    // into the DA.  The list holds at most SRH_MAX_SEGMENTS
-                    // (the parser rejects longer ones), so a constant index per
-                    // case keeps this within what every v1model target takes.
-                    bit<8> sl = hdr.srh.segments_left - 1;
-                    hdr.srh.segments_left = sl;
-                    if (sl == 0) {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[0].sid;
-                    } else if (sl == 1) {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[1].sid;
-                    } else if (sl == 2) {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[2].sid;
-                    } else if (sl == 3) {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[3].sid;
-                    } else if (sl == 4) {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[4].sid;
-                    } else if (sl == 5) {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[5].sid;
-                    } else if (sl == 6) {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[6].sid;
-                    } else {
-                        hdr.ipv6.dst_addr = hdr.srh_segments[7].sid;
-                    }
-                    meta.route_lookup = true;
-                }
-            }
-
-            /* -- where it goes -- */
-            if (meta.route_lookup) {
-                meta.dst_usid_prefix = hdr.ipv6.dst_addr[127:80];
-                if (meta.use_adjacency) {
-                    set_next_hop(meta.adjacency_port, meta.adjacency_mac);
-                } else if (!usid_route.apply().hit) {
-                    if (!ipv6_route.apply().hit) {
-                        drop_packet(DROP_REASON_NO_ROUTE);
-                    }
-                }
-            }
-
-            // RFC 8200 section 3 (and RFC 8754 S17-S21, RFC 9800 S02-S04):
-            // a forwarding node decrements the hop limit and discards the
-            // packet if it was <= 1.  Packets for this node keep theirs.
-            if (meta.forward) {
-                if (hdr.ipv6.hop_limit <= 1) {
-                    drop_packet(DROP_REASON_HOP_LIMIT);
-                } else {
-                    hdr.ipv6.hop_limit = hdr.ipv6.hop_limit - 1;
-                }
-            }
-
-            // Control traffic and trimmed headers take the high-priority queue
-            // at every hop (MRC: a trimmed header must reach the receiver fast
-            // so its NACK comes back fast; control is never trimmed).
-            if (hdr.ipv6.dscp == DSCP_CONTROL || hdr.ipv6.dscp == DSCP_TRIMMED
-                    || hdr.ipv6.dscp == DSCP_TRIMMED_LASTHOP) {
-                standard_metadata.priority = PRIORITY_HIGH;
-            } else {
-                standard_metadata.priority = PRIORITY_DATA;
-            }
-
-            // Trimming needs the transport headers to know where to cut, so
-            // only MRC packets (BTH parsed) of a trimmable class qualify.
-            if (meta.forward
-                    && (hdr.ipv6.dscp == DSCP_TRIMMABLE || hdr.ipv6.dscp == DSCP_TRIMMABLE_RETX)
-                    && hdr.bth.isValid()) {
-                if (trim_config.apply().hit) {
-                    bit<19> depth;
-                    data_queue_depth.read(depth, standard_metadata.egress_spec);
-                    if (depth >= meta.trim_threshold) {
-                        meta.trim = true;
-                        standard_metadata.priority = PRIORITY_HIGH;
-                    }
-                }
-            }
-
-            if (meta.punt_reason != 0) {
-                standard_metadata.egress_spec = CPU_PORT;
+        // The trim decision against the estimate (see "Trimming and queues").
+        if (meta.trim_eligible) {
+            bit<19> depth;
+            data_queue_depth.read(depth, meta.egress_port);
+            if (depth >= meta.trim_threshold) {
+                meta.trim = true;
+                meta.priority = PRIORITY_HIGH;
             }
         }
 
+        standard_metadata.egress_spec = meta.egress_port;
+        standard_metadata.priority = meta.priority;
         if (meta.drop_reason != 0) {
+            mark_to_drop(standard_metadata);
             drop_counter.count(meta.drop_reason);
         }
     }
@@ -402,113 +135,29 @@ control SwitchEgress(inout headers_t hdr,
     counter<PortId_t>(PORT_COUNT, CounterType.packets_and_bytes) tx_port_counter;
     counter<PortId_t>(PORT_COUNT, CounterType.packets) trim_counter;
     counter<PortId_t>(PORT_COUNT, CounterType.packets) ecn_mark_counter;
-
-    // low/high: data-queue depths (packets) between which the marking
-    // probability of ECT packets rises linearly from 0 to 1.
-    action set_ecn_thresholds(bit<19> low, bit<19> high) {
-        meta.ecn_enabled = true;
-        meta.ecn_low = low;
-        meta.ecn_high = high;
-    }
-
-    // Ports toward NICs: ECN signals imbalance in the fabric, not receiver
-    // incast, so the last hop never marks [paper].
-    action disable_ecn_marking() {
-        meta.ecn_enabled = false;
-    }
-
-    table ecn_config {
-        key = {
-            standard_metadata.egress_port: exact @name("egress_port");
-        }
-        actions = {
-            set_ecn_thresholds;
-            disable_ecn_marking;
-            @defaultonly NoAction;
-        }
-        default_action = NoAction();
-        size = PORT_COUNT;
-    }
+    SwitchEgressRewrite() rewrite;
+    SwitchEcnMark() ecn;
 
     apply {
-        if (standard_metadata.egress_port == CPU_PORT) {
-            hdr.packet_in.setValid();
-            hdr.packet_in.ingress_port = (bit<16>)standard_metadata.ingress_port;
-            hdr.packet_in.reason = meta.punt_reason;
-        } else if (!meta.from_cpu && hdr.ipv6.isValid()) {
-            if (standard_metadata.priority == PRIORITY_DATA) {
-                data_queue_depth.write(standard_metadata.egress_port,
-                                       standard_metadata.deq_qdepth);
-            }
-            // Second chance: the queue this packet met was over the threshold
-            // although the ingress estimate was not.
-            if (meta.trim_eligible && !meta.trim
-                    && standard_metadata.enq_qdepth >= meta.trim_threshold) {
-                meta.trim = true;
-            }
+        meta.egress_port = standard_metadata.egress_port;
+        meta.enq_qdepth = standard_metadata.enq_qdepth;
+        meta.to_cpu = standard_metadata.egress_port == CPU_PORT;
+        rewrite.apply(hdr, meta);
 
-            if (meta.trim) {
-                // Keep every header through the MRC transport headers; the
-                // parser guarantees nothing unparsed lies before them (an SRH
-                // with TLVs stops the parse, so BTH is not valid then).
-                bit<16> srh_bytes = 0;
-                if (hdr.srh.isValid()) {
-                    srh_bytes = SRH_FIXED_BYTES + ((bit<16>)hdr.srh.hdr_ext_len << 3);
-                }
-                bit<16> udp_len = UDP_BYTES + BTH_BYTES;
-                if (hdr.meth.isValid()) { udp_len = udp_len + METH_BYTES; }
-                if (hdr.reth.isValid()) { udp_len = udp_len + RETH_BYTES; }
-                if (hdr.immdt.isValid()) { udp_len = udp_len + IMMDT_BYTES; }
-                if (hdr.sack.isValid()) { udp_len = udp_len + SACK_BYTES; }
-                if (hdr.sack_cc.isValid()) { udp_len = udp_len + SACK_CC_BYTES; }
-                if (hdr.nack.isValid()) { udp_len = udp_len + NACK_BYTES; }
-                if (hdr.probe.isValid()) { udp_len = udp_len + PROBE_BYTES; }
-
-                hdr.udp.length = udp_len;
-                // RoCEv2 sends UDP checksum 0 and relies on the ICRC; a
-                // non-zero sum would be stale after the cut.
-                hdr.udp.checksum = 0;
-                if (hdr.inner_ipv6.isValid()) {
-                    hdr.inner_ipv6.payload_len = udp_len;
-                    hdr.ipv6.payload_len = srh_bytes + IPV6_BYTES + udp_len;
-                } else {
-                    hdr.ipv6.payload_len = srh_bytes + udp_len;
-                }
-                // The switch rewrites only the outer header, the one the
-                // fabric and the receiving NIC classify on.
-                if (meta.last_hop == 1) {
-                    hdr.ipv6.dscp = DSCP_TRIMMED_LASTHOP;
-                } else {
-                    hdr.ipv6.dscp = DSCP_TRIMMED;
-                }
-                truncate((bit<32>)(ETHERNET_BYTES + IPV6_BYTES + hdr.ipv6.payload_len));
-                trim_counter.count(standard_metadata.egress_port);
-            } else {
-                ecn_config.apply();
-                // Only ECT(0)/ECT(1) packets are marked; CE stays CE and
-                // Not-ECT is never touched (RFC 3168 section 5).  Marking the
-                // outer header is enough: the decapsulating NIC carries CE
-                // inward (RFC 6040).
-                if (meta.ecn_enabled
-                        && (hdr.ipv6.ecn == ECN_ECT0 || hdr.ipv6.ecn == ECN_ECT1)) {
-                    bit<19> depth = standard_metadata.enq_qdepth;
-                    bool mark = false;
-                    if (depth >= meta.ecn_high) {
-                        mark = true;
-                    } else if (depth > meta.ecn_low) {
-                        // RED ramp: P(mark) = (depth - low) / (high - low).
-                        bit<19> draw;
-                        random(draw, 19w0, meta.ecn_high - meta.ecn_low - 1);
-                        if (draw < depth - meta.ecn_low) {
-                            mark = true;
-                        }
-                    }
-                    if (mark) {
-                        hdr.ipv6.ecn = ECN_CE;
-                        ecn_mark_counter.count(standard_metadata.egress_port);
-                    }
-                }
-            }
+        if (meta.transit && standard_metadata.priority == PRIORITY_DATA) {
+            data_queue_depth.write(standard_metadata.egress_port,
+                                   standard_metadata.deq_qdepth);
+        }
+        if (meta.trim) {
+            // v1model cuts the packet as it leaves egress.
+            truncate(meta.trim_length);
+            trim_counter.count(standard_metadata.egress_port);
+        } else if (meta.ecn_ramp) {
+            random(meta.ecn_draw, 19w0, meta.ecn_span - 1);
+        }
+        ecn.apply(hdr, meta);
+        if (meta.ecn_marked) {
+            ecn_mark_counter.count(standard_metadata.egress_port);
         }
         tx_port_counter.count(standard_metadata.egress_port);
     }
