@@ -632,6 +632,9 @@ class InstantiationDecl(Declaration):
 
     type_ref: TypeRef
     args: list[Argument]
+    # `= { ... }` (spec 11.3.1): the functions implementing the extern's abstract
+    # methods and the instances they use; None without an initializer.
+    initializer: list[Declaration] | None = None
 
 
 @dataclass(eq=False, kw_only=True)

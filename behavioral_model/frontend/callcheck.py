@@ -307,11 +307,18 @@ class CallChecker:
         proto, impl = proto_t.decl, impl_t.decl
         if proto is impl:
             return
-        if len(proto.params) != len(impl.params):
+        # Trailing `@optional` parameters of the type may be left out (TNA's IngressT and
+        # friends: a block declares only the intrinsic metadata it uses).
+        required = len(proto.params)
+        while required and proto.params[required - 1].annotation("optional"):
+            required -= 1
+        if not required <= len(impl.params) <= len(proto.params):
+            needs = (str(required) if required == len(proto.params)
+                     else f"{required} to {len(proto.params)}")
             raise P4TypeError(f"{what}: {impl.name} has {len(impl.params)} parameters, "
-                              f"{proto.name} needs {len(proto.params)}", arg.loc)
+                              f"{proto.name} needs {needs}", arg.loc)
         proto_args = dict(zip(proto.type_params, proto_t.type_args, strict=False))
-        for pp, ip in zip(proto.params, impl.params, strict=True):
+        for pp, ip in zip(proto.params, impl.params, strict=False):
             # A read-only `in` parameter may implement an `inout` one (p4c accepts it).
             if pp.direction != ip.direction and not (pp.direction == "inout"
                                                       and ip.direction == "in"):

@@ -157,7 +157,7 @@ class Checker:
             raise P4TypeError("the program has no package instantiation named 'main'", None)
         self.result.main = main
         for arg in main.args:
-            self.result.package_blocks.append(_instance_decl(arg.value))
+            self.result.package_blocks.extend(_package_blocks(arg.value))
 
     # -- declarations ---------------------------------------------------------------
     def _const(self, decl: ast.ConstDecl, scope: Scope) -> None:
@@ -178,7 +178,70 @@ class Checker:
             missing = t.decl.type_params[len(t.type_args):]
             t = ExternT(t.name, t.decl, type_args=t.type_args + tuple(BitT(32) for _ in missing))
             decl.type_ref.resolved = t
+        if decl.initializer is not None:
+            self._initializer(decl, t, scope)
         scope.declare(decl.name, decl, decl.loc)
+
+    def _initializer(self, decl: ast.InstantiationDecl, t: Type, scope: Scope) -> None:
+        """`Ext(...) x = { ... };` (spec 11.3.1): the block implements every abstract
+        method of the extern, each with the method's signature (type arguments of the
+        instance substituted); trailing `@optional` parameters may be left out."""
+        if not isinstance(t, ExternT):
+            raise P4TypeError(f"only an extern instance can have an initializer; {t} is "
+                              "not an extern", decl.loc)
+        abstract = {m.name: m for m in t.decl.methods if m.is_abstract}
+        bindings = dict(zip(t.decl.type_params, t.type_args, strict=False))
+        inner = scope.child("initializer")
+        done: set[str] = set()
+        for d in decl.initializer or []:
+            if isinstance(d, ast.InstantiationDecl):
+                self._instantiation(d, inner)
+                continue
+            proto = abstract.get(d.name)
+            if proto is None:
+                raise P4TypeError(f"extern {t.decl.name} has no abstract method '{d.name}'",
+                                  d.loc)
+            if d.name in done:
+                raise P4TypeError(f"abstract method '{d.name}' is implemented twice", d.loc)
+            done.add(d.name)
+            # The signature first, so a wrong one is reported before its body.
+            self.exprs.resolver.resolve(d.return_type, inner)
+            for p in d.params:
+                self.exprs.resolver.resolve(p.type_ref, inner)
+            self._match_abstract(proto, d, bindings)
+            self._function(d, inner)
+        missing = sorted(abstract.keys() - done)
+        if missing:
+            raise P4TypeError(f"instance {decl.name} does not implement the abstract method "
+                              f"'{missing[0]}' of {t.decl.name}", decl.loc)
+
+    @staticmethod
+    def _match_abstract(proto: ast.MethodDecl, impl: ast.FunctionDecl,
+                        bindings: dict[str, Type]) -> None:
+        def concrete(ref: ast.TypeRef | None) -> Type | None:
+            resolved = ref.resolved if ref is not None else None
+            if isinstance(resolved, TypeVar):
+                return bindings.get(resolved.name, resolved)
+            return resolved
+
+        required = len(proto.params)
+        while required and proto.params[required - 1].annotation("optional"):
+            required -= 1
+        if not required <= len(impl.params) <= len(proto.params):
+            raise P4TypeError(f"{impl.name} has {len(impl.params)} parameters; the abstract "
+                              f"method takes {len(proto.params)}", impl.loc)
+        want_ret, got_ret = concrete(proto.return_type), impl.return_type.resolved
+        if want_ret is not None and got_ret != want_ret:
+            raise P4TypeError(f"{impl.name} returns {got_ret}; the abstract method returns "
+                              f"{want_ret}", impl.loc)
+        for pp, ip in zip(proto.params, impl.params, strict=False):
+            if (pp.direction or "") != (ip.direction or ""):
+                raise P4TypeError(f"parameter '{ip.name}' of {impl.name} must be "
+                                  f"{pp.direction or 'directionless'}", ip.loc)
+            want = concrete(pp.type_ref)
+            if not isinstance(want, TypeVar) and ip.type_ref.resolved != want:
+                raise P4TypeError(f"parameter '{ip.name}' of {impl.name} has type "
+                                  f"{ip.type_ref.resolved}, expected {want}", ip.loc)
 
     def _params(self, params: list[ast.Parameter], scope: Scope, allow_dir: bool = True) -> None:
         for p in params:
@@ -573,6 +636,18 @@ class Checker:
                 self._block(case.body, scope.child())
             elif i == len(stmt.cases) - 1:
                 raise P4TypeError("the last switch case needs a body", case.loc)
+
+
+def _package_blocks(expr: ast.Expression) -> list[Any]:
+    """The blocks a package argument gives: itself, or for a package instance (TNA's
+    `Pipeline(...) pipe; Switch(pipe) main;`) the blocks of that package, in order."""
+    inst: Any = expr
+    if isinstance(expr, ast.PathExpr) and isinstance(expr.decl, ast.InstantiationDecl):
+        inst = expr.decl
+    if isinstance(inst, ast.InstantiationDecl | ast.ConstructorCallExpr) and isinstance(
+            getattr(inst.type_ref.resolved, "decl", None), ast.PackageTypeDecl):
+        return [block for a in inst.args for block in _package_blocks(a.value)]
+    return [_instance_decl(expr)]
 
 
 def _instance_decl(expr: ast.Expression) -> Any:

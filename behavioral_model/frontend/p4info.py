@@ -111,6 +111,13 @@ _PKGINFO_KEYS = ("name", "version", "organization", "contact", "url", "arch")
 def generate_p4info(checked: CheckedProgram) -> p4info_pb2.P4Info:
     """The P4Info message of a checked v1model program; raises P4InfoError (a P4Error,
     with the source location) for constructs P4Runtime cannot describe."""
+    main = checked.main
+    package = main.type_ref.resolved if main is not None else None
+    if main is not None and getattr(package, "name", None) == "Switch":
+        # TNA's top-level package (tna.p4): bf-p4c writes the P4Info of such programs,
+        # with its own pipe prefixes; bm only checks them.
+        raise P4InfoError("P4Info is not supported for tna programs (bm checks them; the "
+                          "Tofino compiler writes their P4Info)", main.loc)
     return _Generator(checked).run()
 
 

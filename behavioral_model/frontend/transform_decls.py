@@ -152,7 +152,12 @@ class DeclarationRules(Transformer):
                                 annotations=join_anns(anns), loc=type_ref.loc)
 
     def instantiation(self, anns: Any, type_ref: ast.TypeRef, _lp: Token,
-                      args: list[ast.Argument], name: Token, _semi: Token
+                      args: list[ast.Argument], name: Token,
+                      initializer: list[ast.Declaration] | None, _semi: Token
                       ) -> ast.InstantiationDecl:
         return ast.InstantiationDecl(name=str(name), type_ref=type_ref, args=args,
+                                     initializer=initializer,
                                      annotations=join_anns(anns), loc=type_ref.loc)
+
+    def obj_initializer(self, _lb: Token, *decls: Any) -> list[ast.Declaration]:
+        return list(decls)

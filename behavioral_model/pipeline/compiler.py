@@ -83,6 +83,10 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
         if getattr(package, "name", None) == "PNA_NIC":
             self.arch = "pna"
             return self._compile_pna()
+        if getattr(package, "name", None) == "Switch":
+            # TNA (tna.p4): its six blocks would pass for V1Switch's.
+            raise P4TypeError("executing tna programs is not supported: bm checks them, "
+                              "the Tofino compiler builds them", self.checked.main.loc)
         blocks = self.checked.package_blocks
         if len(blocks) != 6 or any(b is None for b in blocks):
             raise P4TypeError("this target runs V1Switch programs: main must be "
