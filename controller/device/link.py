@@ -98,7 +98,9 @@ class DeviceLink:
                                      pipeline.cookie)
         return True
 
-    def read_owned(self) -> State:
+    def read_owned(self) -> tuple[State, bool]:
+        """What the device holds of what the controller owns, and whether the server
+        could read its digest configuration back."""
         check_names(self.helper, self.target.role)
         return read_owned(self._session(), self.helper, self.target.role)
 

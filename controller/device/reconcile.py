@@ -10,8 +10,9 @@ person added to ``ipv6_route``, say) is left alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
 from controller.plan import p4names as n
@@ -65,16 +66,42 @@ def owned_reads(helper: P4InfoHelper, role: Role) -> list[p4runtime_pb2.Entity]:
         entity = p4runtime_pb2.Entity()
         entity.packet_replication_engine_entry.multicast_group_entry.multicast_group_id = 0
         reads.append(entity)
-        entity = p4runtime_pb2.Entity()
-        entity.digest_entry.digest_id = helper.get_id("digests", n.EV_EVENT_DIGEST)
-        reads.append(entity)
     return reads
 
 
-def read_owned(session: P4RuntimeSession, helper: P4InfoHelper, role: Role) -> State:
-    state = state_of(session.read(owned_reads(helper, role)))
-    return {key: held for key, held in state.items()
-            if key[0] != "multicast_group" or key[1] in OWNED_GROUPS}
+def read_owned(session: P4RuntimeSession, helper: P4InfoHelper, role: Role
+               ) -> tuple[State, bool]:
+    """What the device holds of what the controller owns, and whether its digest
+    configuration could be read (a server may not serve DigestEntry reads)."""
+    state = {key: held for key, held in state_of(session.read(owned_reads(helper, role)))
+             .items() if key[0] != "multicast_group" or key[1] in OWNED_GROUPS}
+    if role is not Role.NIC:
+        return state, True
+    entity = p4runtime_pb2.Entity()
+    entity.digest_entry.digest_id = helper.get_id("digests", n.EV_EVENT_DIGEST)
+    try:
+        state.update(state_of(session.read([entity])))
+    except P4RuntimeWriteError as error:
+        if not error.is_unimplemented():
+            raise
+        return state, False
+    return state, True
+
+
+def _insert_unreadable(session: P4RuntimeSession, desired: State) -> int:
+    """Digest configurations the server cannot read back: inserted, and left as they
+    are if they exist already; how many were written."""
+    written = 0
+    for key, (_, entity) in desired.items():
+        if key[0] != "digest":
+            continue
+        try:
+            session.write([update(_U.INSERT, entity)])
+            written += 1
+        except P4RuntimeWriteError as error:
+            if error.failed_codes() != [code_pb2.ALREADY_EXISTS]:
+                raise ReconcileError(f"write refused: {error.summary()}") from None
+    return written
 
 
 def diff(desired: State, current: State) -> tuple[list[p4runtime_pb2.Update], WriteCounts]:
@@ -112,12 +139,17 @@ def reconcile(session: P4RuntimeSession, helper: P4InfoHelper, role: Role,
     """Read what the device holds, ask ``desired_of(current)`` what it should hold
     (a NIC's top-ups are found in what it holds), write the difference, read back;
     ReconcileError if the device refused a write or differs afterwards."""
-    current = read_owned(session, helper, role)
+    current, digest_readable = read_owned(session, helper, role)
     desired = desired_of(current)
+    inserted = 0
+    if not digest_readable:
+        inserted = _insert_unreadable(session, desired)
+        desired = {key: held for key, held in desired.items() if key[0] != "digest"}
     updates, counts = diff(desired, current)
+    counts = replace(counts, inserted=counts.inserted + inserted)
     if updates:
         write_batches(session, updates)
-        problems = mismatches(helper, desired, read_owned(session, helper, role))
+        problems = mismatches(helper, desired, read_owned(session, helper, role)[0])
         if problems:
             more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
             raise ReconcileError("read-back differs: " + "; ".join(problems[:3]) + more)
