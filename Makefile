@@ -6,8 +6,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-# P4 programs checked by `make run`; shared headers live in p4src/include.
-P4_PROGRAMS := $(wildcard p4src/*.p4 examples/*.p4)
+# P4 programs checked by `make run`: the top levels of every architecture (p4src/*.p4
+# v1model, p4src/pna/, p4src/tna/) and examples; p4src/include/ holds shared pieces.
+P4_PROGRAMS := $(filter-out p4src/include/%,$(wildcard p4src/*.p4 p4src/*/*.p4 examples/*.p4))
 P4_INCLUDES := $(if $(wildcard p4src/include),-I p4src/include)
 
 .PHONY: setup test lint run
