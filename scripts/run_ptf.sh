@@ -24,6 +24,10 @@ Start a P4Runtime target, run a PTF suite against it, tear the target down.
                                  --priority-queues 8, ptf_tests/srv6_switch
                     mrc_nic      p4src/mrc_nic.p4 -I p4src/include
                                  --priority-queues 8, ptf_tests/mrc_nic
+                    mrc_nic_pna  p4src/pna/mrc_nic.p4 (the PNA NIC), the same
+                                 options and tests; tests that need what PNA
+                                 lacks skip and say why. Not on --target bmv2:
+                                 BMv2's pna_nic has no P4Runtime server.
                   The other options (target, platform, ports, params, -I, ...) apply to
                   every suite; --p4, --test-dir, --priority-queues and TEST... are
                   the suites' own and cannot be given. Ends with one line per suite,
@@ -134,10 +138,12 @@ run_all_suites() {
         exit 0
     fi
     local suites=(smoke srv6_switch mrc_nic)
+    [[ "$TARGET" == bm ]] && suites+=(mrc_nic_pna)
     local -A args=(
         [smoke]="--p4 tests/p4/ptf_smoke.p4 --test-dir ptf_tests/smoke"
         [srv6_switch]="--p4 p4src/srv6_switch.p4 -I p4src/include --priority-queues 8 --test-dir ptf_tests/srv6_switch"
         [mrc_nic]="--p4 p4src/mrc_nic.p4 -I p4src/include --priority-queues 8 --test-dir ptf_tests/mrc_nic"
+        [mrc_nic_pna]="--p4 p4src/pna/mrc_nic.p4 -I p4src/include --priority-queues 8 --test-dir ptf_tests/mrc_nic"
     )
     local suite rc failed=0 summary=()
     local extra=()

@@ -23,6 +23,8 @@ SUITE_DIRS = {
     "smoke": ROOT / "ptf_tests" / "smoke",
     "srv6_switch": ROOT / "ptf_tests" / "srv6_switch",
     "mrc_nic": ROOT / "ptf_tests" / "mrc_nic",
+    # The PNA NIC (p4src/pna/mrc_nic.p4) through the same tests, on bm only.
+    "mrc_nic_pna": ROOT / "ptf_tests" / "mrc_nic",
 }
 # Generous: the three suites take well under a minute each on bm.
 ALL_TIMEOUT = 600

@@ -21,7 +21,10 @@ def test_all_runs_every_suite_on_bm() -> None:
     for suite in SUITE_DIRS:
         results = run.results(suite)
         assert set(results) == suite_classes(suite), f"{suite}:\n{run.section(suite)}"
-        failed = {name: status for name, status in results.items() if status != "ok"}
+        # The PNA NIC skips what PNA cannot do, saying so (test_ptf_mrc_nic_pna.py
+        # checks which tests and why).
+        failed = {name: status for name, status in results.items() if status != "ok"
+                  and not (suite == "mrc_nic_pna" and status.startswith("skipped 'PNA NIC: "))}
         assert not failed, f"{suite}: {failed}"
         assert run.verdict(suite) == "passed", run.output[-3000:]
     summary = re.findall(r"^run_ptf\.sh --all: (\w+): ", run.output, re.MULTILINE)

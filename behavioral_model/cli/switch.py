@@ -63,6 +63,10 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     prog.add_argument("--no-p4", action="store_true",
                       help="start without a program (a controller sets the pipeline "
                       "with SetForwardingPipelineConfig)")
+    prog.add_argument("--arch", choices=("v1model", "pna"),
+                      help="run only programs of this architecture (v1model: BMv2 "
+                      "simple_switch; pna: BMv2 pna_nic), at start-up and over P4Runtime; "
+                      "default: whichever the program's package is")
     prog.add_argument("-I", dest="include_dirs", metavar="DIR", action="append", default=[],
                       help="add DIR to the #include search path; repeatable")
     prog.add_argument("-D", dest="defines", metavar="NAME[=VALUE]", action="append",
@@ -235,7 +239,7 @@ def options_from_args(args: argparse.Namespace) -> object:
         queue_rate_pps=args.queue_rate, dump_packet_data=args.dump_packet_data,
         port_queue_depths=dict(args.port_queue_depth),
         port_queue_rates=dict(args.port_queue_rate),
-        enforce_ports=args.enforce_ports, grpc_tls=_tls_from_args(args),
+        enforce_ports=args.enforce_ports, grpc_tls=_tls_from_args(args), arch=args.arch,
     )
 
 

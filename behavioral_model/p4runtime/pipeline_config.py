@@ -79,6 +79,10 @@ def verify(server: P4RuntimeServer, req: p4runtime_pb2.SetForwardingPipelineConf
             raise invalid("empty p4_device_config and no program is running: send the P4 "
                           "source bundle (see behavioral_model/p4runtime/device_config.py)")
         program, device_config = live.program, live.device_config
+    arch = getattr(server.target, "arch", None)
+    if arch is not None and program.arch != arch:
+        raise invalid(f"the device config is a {program.arch} program; this device runs "
+                      f"{arch} programs")
     try:
         P4InfoIndex(p4info, program.new_state())
     except P4InfoMismatch as err:

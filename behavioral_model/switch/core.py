@@ -98,7 +98,10 @@ class SwitchCore:
                  tm: TrafficManager | None = None, clock: Clock | None = None,
                  pcap: PcapRecorder | None = None, seed: int = 0,
                  dump_packet_data: int = 0,
-                 input_capacity: int = INPUT_BUFFER_CAPACITY) -> None:
+                 input_capacity: int = INPUT_BUFFER_CAPACITY,
+                 arch: str | None = None) -> None:
+        # The one architecture P4Runtime may load (None: any), see SwitchOptions.arch.
+        self.arch = arch
         if cpu_port is not None and cpu_port <= 0:
             raise ValueError("the CPU port must be a positive port number (0 is not valid)")
         self.device_id = device_id

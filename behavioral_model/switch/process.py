@@ -71,6 +71,9 @@ class SwitchOptions:
     dump_packet_data: int = 0
     enforce_ports: bool = False
     grpc_tls: ServerTls | None = None  # None: plain text
+    # "v1model" or "pna": the only architecture this switch runs (as simple_switch_grpc
+    # and BMv2 pna_nic each run one); None: whichever the program's package is.
+    arch: str | None = None
 
 
 def configure_logging(console: bool, file: str | None, level: str | None,
@@ -112,6 +115,9 @@ def _load_program(options: SwitchOptions) -> tuple[Any, Any]:
         raise SwitchStartError(f"{path}: no such file")
     try:
         program = load_program(path, options.include_dirs, options.defines)
+        if options.arch is not None and program.arch != options.arch:
+            raise SwitchStartError(f"{path}: a {program.arch} program, but this switch "
+                                   f"runs --arch {options.arch}")
         return program, generate_p4info(program.checked)
     except P4Error as error:
         raise SwitchStartError(str(error)) from None
@@ -192,7 +198,8 @@ class SwitchProcess:
         except (ValueError, OSError) as error:
             raise SwitchStartError(str(error)) from None
         core = self.core = SwitchCore(opts.device_id, cpu_port=opts.cpu_port, tm=tm,
-                                      pcap=pcap, dump_packet_data=opts.dump_packet_data)
+                                      pcap=pcap, dump_packet_data=opts.dump_packet_data,
+                                      arch=opts.arch)
         if loaded is not None:
             program, p4info = loaded
             core.set_pipeline(program, p4info, 0)

@@ -120,6 +120,8 @@ class NotLocalDropTest(MrcNicTest):
                                          inner_dst=PEER_ADDR)),
         ])
         # The same packet to our address is accepted (delivered and SACKed).
+        self.skip_on_pna("no multicast in pna.p4: the accepted packet is delivered "
+                         "without its SACK")
         self.inject(fabric_data(qp, EV0, 0))
         self.assertEqual(sorted(self.receive()[0] for _ in range(2)),
                          [HOST_PORT, PLANE_PORT[0]])
