@@ -10,9 +10,16 @@ and the plan time of the small fabric (controller/examples/small.yaml), every en
 included. Peak RSS (getrusage) of the whole run is printed at the end. Goal for (1):
 < 30 s and < 4 GiB.
 
+With --apply, also ``apply`` on the small fabric run as 12 bm processes on loopback
+(fabric.procs, free ports): the first apply (pipelines pushed, every entry written),
+then reconciling an unchanged fabric (best of APPLY_ROUNDS; nothing written), and
+reconciling after one NIC lost every entry (a restart without its pipeline) -- time,
+pipelines pushed and entries written of each.
+
     .venv/bin/python scripts/bench_controller.py            # production shape
     .venv/bin/python scripts/bench_controller.py --quick    # 8 planes, 2,048 NICs
     .venv/bin/python scripts/bench_controller.py --topology FILE [--no-stream] [--json]
+    .venv/bin/python scripts/bench_controller.py --quick --apply   # + apply figures
 """
 
 from __future__ import annotations
@@ -20,8 +27,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import socket
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -32,13 +42,19 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
+from controller.apply import DEFAULT_ELECTION_ID, DeviceOutcome, apply_fabric  # noqa: E402
+from controller.device import PipelineCache  # noqa: E402
+from controller.events import EventLog  # noqa: E402
 from controller.plan import FabricPlan, make_plan, summarize  # noqa: E402
 from controller.topology import Fabric, load_topology, parse_topology  # noqa: E402
+from fabric.procs import ProcessFabric, layout_from_topology  # noqa: E402
+from p4rt_client import P4RuntimeSession  # noqa: E402
 
 EXAMPLES = ROOT / "controller" / "examples"
 GOAL_SECONDS = 30
 GOAL_BYTES = 4 << 30
 SMALL_ROUNDS = 20
+APPLY_ROUNDS = 5
 
 # --quick: the production file's parameters on a smaller Clos.
 QUICK_SHAPE = {"planes": 8, "t1_per_plane": 16, "t0_per_plane": 32, "nics_per_t0": 64}
@@ -102,6 +118,63 @@ def bench_small() -> dict[str, Any]:
     return {"entities": entities, "seconds": best}
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _apply_round(plan: FabricPlan, cache: PipelineCache) -> dict[str, Any]:
+    start, cpu = time.perf_counter(), time.process_time()
+    outcomes: list[DeviceOutcome] = apply_fabric(plan, EventLog(out=None), pipelines=cache)
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+    failed = [f"{o.device}: {o.message}" for o in outcomes if not o.ok]
+    if failed:
+        raise RuntimeError("apply failed: " + "; ".join(failed))
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds,
+            "pushed": sum(o.pushed for o in outcomes),
+            "written": sum(o.counts.total for o in outcomes)}
+
+
+def bench_apply() -> dict[str, Any]:
+    """apply on small.yaml run as processes (see the module's docstring)."""
+    with tempfile.TemporaryDirectory(prefix="bc-") as tmp:  # short: socket paths
+        workdir = Path(tmp)
+        text = (EXAMPLES / "small.yaml").read_text()
+        for address in sorted(set(re.findall(r"127\.0\.0\.1:\d+", text))):
+            text = text.replace(f'"{address}"', f'"127.0.0.1:{_free_port()}"')
+        topology = workdir / "small.yaml"
+        topology.write_text(text)
+        fabric = load_topology(topology)
+        plan = make_plan(fabric)
+        cache = PipelineCache()
+        with ProcessFabric(layout_from_topology(fabric, workdir), workdir):
+            first = _apply_round(plan, cache)  # the pipelines are built in here too
+            rounds = [_apply_round(plan, cache) for _ in range(APPLY_ROUNDS)]
+            unchanged = min(rounds, key=lambda r: r["seconds"])
+            unchanged["written"] = max(r["written"] for r in rounds)
+            nic = fabric.nic("nic1")
+            assert nic is not None
+            _forget_pipeline(nic.access.address, nic.access.device_id, cache, fabric)
+            after_loss = _apply_round(plan, cache)
+    return {"topology": "small.yaml", "devices": fabric.switch_count + fabric.nic_count,
+            "first": first, "unchanged": unchanged, "one_nic_lost": after_loss}
+
+
+def _forget_pipeline(address: str, device_id: int, cache: PipelineCache,
+                     fabric: Fabric) -> None:
+    """Push the NIC program again with another cookie: the device drops every entry,
+    as after a restart, and the next apply finds a pipeline that is not ours."""
+    nic = fabric.nic("nic1")
+    assert nic is not None
+    pipeline = cache.get(nic.access)
+    # The controller's own election id: a higher one would be remembered by the server
+    # and leave the next apply a backup.
+    with P4RuntimeSession(address, device_id, election_id=DEFAULT_ELECTION_ID) as session:
+        session.connect()
+        session.set_pipeline(pipeline.p4info, pipeline.device_config, cookie=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -110,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-stream", action="store_true",
                         help="skip building every entity of every device")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--apply", action="store_true",
+                        help="also time apply on the small fabric run as 12 processes")
     args = parser.parse_args(argv)
 
     if args.topology:
@@ -129,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     small = bench_small()
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
-    figures = {"plan": planned, "stream": streamed, "small": small, "peak_rss_bytes": peak_rss}
+    applied = bench_apply() if args.apply else None
+    figures = {"plan": planned, "stream": streamed, "small": small, "apply": applied,
+               "peak_rss_bytes": peak_rss}
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -157,6 +234,16 @@ def print_figures(figures: dict[str, Any]) -> None:
               f"{streamed['entities_per_cpu_second']:,.0f}/CPU s), same total as the plan")
     print(f"small fabric (small.yaml): plan with all {small['entities']} entities in "
           f"{small['seconds'] * 1000:.1f} ms (best of {SMALL_ROUNDS})")
+    applied = figures["apply"]
+    if applied is not None:
+        print(f"apply on {applied['topology']} as {applied['devices']} bm processes:")
+        for key, what in (("first", "first apply"),
+                          ("unchanged", f"unchanged (best of {APPLY_ROUNDS})"),
+                          ("one_nic_lost", "after one NIC lost its pipeline")):
+            r = applied[key]
+            print(f"  {what:<34} {r['seconds']:6.2f} s (controller CPU "
+                  f"{r['cpu_seconds']:.2f} s), {r['pushed']} pipelines pushed, "
+                  f"{r['written']} entries written")
     print(f"peak RSS of the run: {figures['peak_rss_bytes'] / 2**20:.0f} MiB")
 
 
