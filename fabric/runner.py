@@ -96,7 +96,8 @@ def transport_config(scenario: Scenario) -> TransportConfig:
     t = scenario.transport
     return TransportConfig(mtu=t.mtu, window=t.window, rto=t.rto_us / 1e6,
                            max_rto=t.max_rto_us / 1e6, fixed_retries=t.fixed_retries,
-                           max_retries=t.max_retries, gap_threshold=t.gap_threshold)
+                           max_retries=t.max_retries, gap_threshold=t.gap_threshold,
+                           tail_ack_req=t.tail_ack_req)
 
 
 def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),

@@ -58,11 +58,12 @@ class NetworkSpec(_Strict):
 class TransportSpec(_Strict):
     mtu: int = Field(1024, ge=64, le=4096)
     window: int = Field(64, ge=1, le=64)
-    rto_us: float = Field(300.0, gt=0)
-    max_rto_us: float = Field(5000.0, gt=0)
+    rto_us: float = Field(1000.0, gt=0)
+    max_rto_us: float = Field(8000.0, gt=0)
     fixed_retries: int = Field(3, ge=0)
     max_retries: int = Field(30, ge=0)
     gap_threshold: int = Field(3, ge=1)
+    tail_ack_req: int = Field(8, ge=1)
 
 
 class Workload(_Strict):

@@ -26,6 +26,11 @@ class TransportConfig:
     - ``gap_threshold``: a PSN still unacknowledged when this many PSNs sent after it
       have been SACKed is taken as lost (docs/mrc-nic.md 7: "a gap that later SACKs do
       not fill").
+    - ``tail_ack_req``: the last this many packets of the send queue ask for a SACK
+      at once (BTH AckReq), not only a message's last packet: over sprayed paths a
+      packet of the tail may arrive after the last one's SACK, and the receiver's
+      coalesced SACKs would leave it unacknowledged until a timeout (1: only the
+      last packet of each message).
     - ``rx_track``: how far past the next expected PSN the receiver keeps track of
       arrivals; packets further ahead are dropped and counted.
     """
@@ -38,6 +43,7 @@ class TransportConfig:
     max_rto: float = 1.0
     gap_threshold: int = 3
     rx_track: int = 1 << 16
+    tail_ack_req: int = 1
 
     def __post_init__(self) -> None:
         if self.mtu < 1:
@@ -52,6 +58,8 @@ class TransportConfig:
             raise ValueError("fixed_retries and max_retries must be >= 0")
         if self.gap_threshold < 1:
             raise ValueError(f"gap_threshold {self.gap_threshold}: must be >= 1")
+        if self.tail_ack_req < 1:
+            raise ValueError(f"tail_ack_req {self.tail_ack_req}: must be >= 1")
         if self.rx_track < NIC_RX_WINDOW:
             raise ValueError(f"rx_track {self.rx_track}: must be >= {NIC_RX_WINDOW}")
 

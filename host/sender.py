@@ -162,7 +162,7 @@ class QpSender:
                 virtual_addr=message.remote_addr + offset, rkey=message.rkey,
                 payload=bytes(message.data[offset:offset + size]),
                 imm=message.imm if last else None,
-                ack_req=last)  # the last packet asks for a SACK at once (mrc-nic.md 4.1)
+                ack_req=last or self._tail(message, offset + size))
             message.offset = offset + size
             if first:
                 message.handle.first_psn = psn
@@ -175,6 +175,18 @@ class QpSender:
             self._post(frame)
             self.stats.packets_sent += 1
             self.stats.bytes_sent += size
+
+    def _tail(self, message: _Message, end: int) -> bool:
+        """Is a packet ending at ``end`` of ``message`` among the last
+        ``tail_ack_req`` packets queued (TransportConfig)? Those ask for a SACK at
+        once (AckReq, mrc-nic.md 4.1) like the last packet of a message: sprayed
+        packets arrive out of order, and one that arrives after the last packet's
+        SACK would otherwise wait for the receiver's next coalesced SACK, which at the
+        end of the data never comes (the sender would then time out, or take it for
+        lost and retire a good EV)."""
+        tail = self.config.tail_ack_req
+        return (tail > 1 and len(self._queue) == 1
+                and len(message.data) - end <= (tail - 1) * self.config.mtu)
 
     def _next_tx_seq(self) -> int:
         self._tx_seq += 1
