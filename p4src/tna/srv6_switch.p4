@@ -115,6 +115,7 @@ struct tna_egress_metadata_t {
     switch_metadata_t sw;
     trim_mirror_t trim_mirror;  // the mirror header of pass 1
     MirrorId_t trim_session;
+    bool transmitted;           // leaves by its egress port: counted once, at the end
     bit<19> ecn_span_m1;
     bit<19> ecn_mask;
 }
@@ -299,7 +300,7 @@ control SwitchEgress(inout tna_headers_t hdr,
             // Pass 4: the trimmed packet leaves on its port.
             hdr.bridged.setInvalid();
             trim_counter.count(eg_intr_md.egress_port);
-            tx_port_counter.count(eg_intr_md.egress_port);
+            eg_md.transmitted = true;
         } else {
             eg_md.sw.ingress_port = hdr.bridged.ingress_port;
             eg_md.sw.punt_reason = hdr.bridged.punt_reason;
@@ -332,8 +333,13 @@ control SwitchEgress(inout tna_headers_t hdr,
                 if (eg_md.sw.ecn_marked) {
                     ecn_mark_counter.count(eg_intr_md.egress_port);
                 }
-                tx_port_counter.count(eg_intr_md.egress_port);
+                eg_md.transmitted = true;
             }
+        }
+        // One call site per counter: on Tofino a counter lives in one stage,
+        // so every table (and code block) that counts it must share that stage.
+        if (eg_md.transmitted) {
+            tx_port_counter.count(eg_intr_md.egress_port);
         }
     }
 }
