@@ -21,7 +21,13 @@ from controller.events import EventLog
 from controller.plan import FabricPlan
 from controller.topology import Role
 from controller.topups import TopUpBook, found_top_ups
-from p4rt_client import NotPrimaryError, P4RuntimeSessionError, P4RuntimeWriteError, TlsConfig
+from p4rt_client import (
+    ElectionIdInUseError,
+    NotPrimaryError,
+    P4RuntimeSessionError,
+    P4RuntimeWriteError,
+    TlsConfig,
+)
 
 # Below the election ids a person would pick for a second controller by hand, above
 # p4runtime-shell's default (0, 1), so that `bm cli` sessions do not take over.
@@ -98,6 +104,10 @@ def apply_device(link: DeviceLink, plan: FabricPlan, book: TopUpBook, log: Event
         outcome.problem, outcome.message = "another-primary", str(error)
         log.emit("another-primary", device=link.name,
                  election_id=list(error.primary_election_id or ()), message=str(error))
+    except ElectionIdInUseError as error:
+        outcome.problem = "another-primary"
+        outcome.message = f"{error} (is another mrc-ctl apply or watch running?)"
+        log.emit("another-primary", device=link.name, message=outcome.message)
     except P4RuntimeSessionError as error:
         outcome.problem, outcome.message = "unreachable", str(error)
         log.emit("unreachable", device=link.name, message=str(error))

@@ -8,6 +8,7 @@ from .channel import TlsConfig, open_channel, wait_for_grpc
 from .entities import pipeline_cookie, to_entity, update
 from .errors import (
     STATUS_DETAILS_KEY,
+    ElectionIdInUseError,
     NotPrimaryError,
     P4RuntimeSessionError,
     P4RuntimeWriteError,
@@ -21,6 +22,7 @@ from .values import Value, decode_value, encode_value, parse_value
 
 __all__ = [
     "STATUS_DETAILS_KEY",
+    "ElectionIdInUseError",
     "NotPrimaryError",
     "P4InfoHelper",
     "P4RuntimeSession",

@@ -8,6 +8,7 @@ from p4.v1 import p4runtime_pb2
 
 __all__ = [
     "STATUS_DETAILS_KEY",
+    "ElectionIdInUseError",
     "NotPrimaryError",
     "P4RuntimeSessionError",
     "P4RuntimeWriteError",
@@ -50,6 +51,11 @@ class NotPrimaryError(P4RuntimeSessionError):
     def __init__(self, message: str, primary_election_id: tuple[int, int] | None) -> None:
         super().__init__(message)
         self.primary_election_id = primary_election_id
+
+
+class ElectionIdInUseError(P4RuntimeSessionError):
+    """The server kept refusing this session's election id because another live
+    session (another controller, or one of ours that is still open) holds it."""
 
 
 class P4RuntimeWriteError(Exception):

@@ -28,7 +28,13 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from .channel import TlsConfig, open_channel
 from .entities import pipeline_cookie, to_entity
-from .errors import NotPrimaryError, P4RuntimeSessionError, P4RuntimeWriteError, code_name
+from .errors import (
+    ElectionIdInUseError,
+    NotPrimaryError,
+    P4RuntimeSessionError,
+    P4RuntimeWriteError,
+    code_name,
+)
 from .stream import StreamChannel
 
 __all__ = ["P4RuntimeSession"]
@@ -93,8 +99,12 @@ class P4RuntimeSession:
                 error = self.stream_error
                 retry = error is not None and error.code() == grpc.StatusCode.INVALID_ARGUMENT
                 self.close()
-                if not retry or time.monotonic() > deadline:
+                if not retry:
                     raise
+                if time.monotonic() > deadline:
+                    raise ElectionIdInUseError(
+                        f"device {self.device_id} at {self.address}: election id "
+                        f"{self.election_id} is held by another live session") from None
                 time.sleep(0.05)
 
     def open(self, timeout: float = 10.0) -> None:

@@ -67,11 +67,14 @@ def print_outcomes(outcomes: list[DeviceOutcome], seconds: float) -> None:
         table.add_column(column, justify="right" if column in ("inserted", "modified",
                                                                "deleted") else "left")
     for o in outcomes:
-        result = "ok" if o.ok else f"[red]{o.problem}[/red]: {o.message}"
+        result = "ok" if o.ok else f"[red]{o.problem}[/red]"
         pipeline = "pushed" if o.pushed else "kept" if o.ok or o.problem == "write" else "-"
         table.add_row(o.device, pipeline, str(o.counts.inserted),
                       str(o.counts.modified), str(o.counts.deleted), result)
     console.print(table)
+    for o in outcomes:
+        if not o.ok:  # in full, below the table: messages are long
+            console.print(f"{o.device}: {o.problem}: {o.message}", soft_wrap=True)
     written = sum(o.counts.total for o in outcomes)
     failed = [o.device for o in outcomes if not o.ok]
     console.print(f"{len(outcomes) - len(failed)}/{len(outcomes)} devices in sync; wrote "

@@ -14,7 +14,12 @@ from p4.v1 import p4runtime_pb2
 
 from controller.device import DeviceLink, ReconcileError
 from controller.events import EventLog
-from p4rt_client import NotPrimaryError, P4RuntimeSessionError, P4RuntimeWriteError
+from p4rt_client import (
+    ElectionIdInUseError,
+    NotPrimaryError,
+    P4RuntimeSessionError,
+    P4RuntimeWriteError,
+)
 
 FIRST_BACKOFF_S = 0.2
 MAX_BACKOFF_S = 5.0
@@ -80,6 +85,10 @@ class DeviceSupervisor:
         except NotPrimaryError as error:
             self._report(LinkState.ANOTHER_PRIMARY, "another-primary", str(error),
                          election_id=list(error.primary_election_id or ()))
+            return False
+        except ElectionIdInUseError as error:
+            self._report(LinkState.ANOTHER_PRIMARY, "another-primary",
+                         f"{error} (is another mrc-ctl apply or watch running?)")
             return False
         except P4RuntimeSessionError as error:
             self._report(LinkState.UNREACHABLE, "unreachable", str(error))

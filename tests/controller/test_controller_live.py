@@ -7,7 +7,8 @@ hosts exchange a message through the real switch and NIC programs; the controlle
 running (the reactor ``mrc-ctl watch`` runs) answers a NIC's EV event with a backup
 top-up and probes until the NIC restores the EV; a switch killed with SIGKILL and
 started again is re-programmed without help; afterwards ``apply`` still writes nothing
-(the top-ups are found on the NIC and kept) and ``status`` finds every device in sync.
+(the top-ups are found on the NIC and kept) and ``status`` finds every device in sync;
+a device held by another controller with a higher election id is reported, not taken.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from fabric.procs import ProcessFabric, layout_from_topology
 from fabric.procs.launcher import switch_command
 from host import Endpoint, MemoryRegion, NanomsgPort
 from host.codec import Route, encode_nack
+from p4rt_client import P4RuntimeSession
 from protocol import constants as c
 
 
@@ -190,6 +192,24 @@ def test_after_all_that_apply_writes_nothing_and_status_is_in_sync(
     qp_ends = {(q["qp"], q["nic"]): q for q in report["health"]["qps"]}
     assert qp_ends["qp-a", "nic0"]["tx_packets"] >= 4
     assert qp_ends["qp-a", "nic2"]["rx_packets"] >= 4
+
+
+
+def test_another_primary_is_reported_not_fought(live: Live) -> None:
+    """Last: the device remembers the higher election id, so this controller stays a
+    backup there from now on (P4Runtime's rule), which is the point."""
+    nic = live.plan.fabric.nic("nic0")
+    assert nic is not None
+    with P4RuntimeSession(nic.access.address, nic.access.device_id,
+                          election_id=(0, 20)) as other:
+        other.connect()
+        done = mrc_ctl("apply", live.topology, "--json")
+        assert done.returncode == 1
+        result = {d["device"]: d for d in json.loads(done.stdout)["devices"]}
+        assert result["nic0"]["problem"] == "another-primary"
+        assert "(0, 20)" in result["nic0"]["message"]
+        assert all(d["ok"] for name, d in result.items() if name != "nic0")
+        assert other.primary
 
 
 def test_a_bad_topology_file_exits_2_naming_the_problem(tmp_path: Path) -> None:
