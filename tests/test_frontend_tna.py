@@ -128,7 +128,7 @@ def test_a_wrong_initializer_is_reported_where_it_is(change: tuple[str, str], wh
     assert line == _line_of(text, where)
 
 
-def test_an_abstract_method_left_out_and_an_initializer_of_a_non_extern() -> None:
+def test_abstract_methods_left_out_and_an_initializer_of_a_non_extern() -> None:
     text = HEADER + GOOD_INGRESS.replace(
         """void apply(inout bit<8> value, out bit<8> rv) {
             rv = value;
@@ -136,6 +136,15 @@ def test_an_abstract_method_left_out_and_an_initializer_of_a_non_extern() -> Non
         }""", "") + MAIN
     line, err = _error(text)
     assert "does not implement the abstract method 'apply' of RegisterAction" in err
+    assert line == _line_of(text, "RegisterAction<bit<8>")
+    text = HEADER + GOOD_INGRESS.replace(""" = {
+        void apply(inout bit<8> value, out bit<8> rv) {
+            rv = value;
+            value = value + 1;
+        }
+    };""", ";") + MAIN
+    line, err = _error(text)
+    assert "instance bump needs an initializer: RegisterAction has the abstract method" in err
     assert line == _line_of(text, "RegisterAction<bit<8>")
     text = HEADER + GOOD_INGRESS + "Pipeline(IP(), I(), D(), EP(), E(), D()) pipe = { };\n"
     _, err = _error(text)

@@ -180,6 +180,11 @@ class Checker:
             decl.type_ref.resolved = t
         if decl.initializer is not None:
             self._initializer(decl, t, scope)
+        elif isinstance(t, ExternT) and any(m.is_abstract for m in t.decl.methods):
+            method = next(m.name for m in t.decl.methods if m.is_abstract)
+            raise P4TypeError(f"instance {decl.name} needs an initializer: {t.decl.name} has "
+                              f"the abstract method '{method}' (`= {{ ... }}`, spec 11.3.1)",
+                              decl.loc)
         scope.declare(decl.name, decl, decl.loc)
 
     def _initializer(self, decl: ast.InstantiationDecl, t: Type, scope: Scope) -> None:
