@@ -28,10 +28,11 @@
  *   pass 1  egress at port P rewrites the headers as v1model does, drops the
  *           packet (drop_ctl bit 0) and mirrors it (egress-to-egress) to the
  *           session TRIM_SESSION_BASE + L / 2, L the bytes to keep.  The
- *           control plane sets up one session per L (L is even: 14 + 40 + 8s
- *           + 12 + 4t), each with max_pkt_len = L + 3 and the
- *           recirculation port as its egress port; the copy starts with the
- *           3-byte trim_mirror_t header that names P.
+ *           control plane sets up one session per L (L is even: Ethernet
+ *           and IPv6 are 54 bytes, every header after them a multiple of 4;
+ *           L <= 286), each with max_pkt_len = L + 3 and the recirculation
+ *           port as its egress port; the copy starts with the 3-byte
+ *           trim_mirror_t header that names P.
  *   pass 2  egress of the recirculation port leaves the copy as it is.
  *   pass 3  ingress of the recirculation port sends it to P on queue 7.
  *   pass 4  egress at P counts it (trim_counter, tx_port_counter).
