@@ -16,6 +16,7 @@ from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
 from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker, MatchKindMember
+from .initializers import check_initializer
 from .naming import constructor_arguments, iter_nodes
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -178,75 +179,8 @@ class Checker:
             missing = t.decl.type_params[len(t.type_args):]
             t = ExternT(t.name, t.decl, type_args=t.type_args + tuple(BitT(32) for _ in missing))
             decl.type_ref.resolved = t
-        if decl.initializer is not None:
-            self._initializer(decl, t, scope)
-        elif isinstance(t, ExternT) and any(m.is_abstract for m in t.decl.methods):
-            method = next(m.name for m in t.decl.methods if m.is_abstract)
-            raise P4TypeError(f"instance {decl.name} needs an initializer: {t.decl.name} has "
-                              f"the abstract method '{method}' (`= {{ ... }}`, spec 11.3.1)",
-                              decl.loc)
+        check_initializer(self, decl, t, scope)
         scope.declare(decl.name, decl, decl.loc)
-
-    def _initializer(self, decl: ast.InstantiationDecl, t: Type, scope: Scope) -> None:
-        """`Ext(...) x = { ... };` (spec 11.3.1): the block implements every abstract
-        method of the extern, each with the method's signature (type arguments of the
-        instance substituted); trailing `@optional` parameters may be left out."""
-        if not isinstance(t, ExternT):
-            raise P4TypeError(f"only an extern instance can have an initializer; {t} is "
-                              "not an extern", decl.loc)
-        abstract = {m.name: m for m in t.decl.methods if m.is_abstract}
-        bindings = dict(zip(t.decl.type_params, t.type_args, strict=False))
-        inner = scope.child("initializer")
-        done: set[str] = set()
-        for d in decl.initializer or []:
-            if isinstance(d, ast.InstantiationDecl):
-                self._instantiation(d, inner)
-                continue
-            proto = abstract.get(d.name)
-            if proto is None:
-                raise P4TypeError(f"extern {t.decl.name} has no abstract method '{d.name}'",
-                                  d.loc)
-            if d.name in done:
-                raise P4TypeError(f"abstract method '{d.name}' is implemented twice", d.loc)
-            done.add(d.name)
-            # The signature first, so a wrong one is reported before its body.
-            self.exprs.resolver.resolve(d.return_type, inner)
-            for p in d.params:
-                self.exprs.resolver.resolve(p.type_ref, inner)
-            self._match_abstract(proto, d, bindings)
-            self._function(d, inner)
-        missing = sorted(abstract.keys() - done)
-        if missing:
-            raise P4TypeError(f"instance {decl.name} does not implement the abstract method "
-                              f"'{missing[0]}' of {t.decl.name}", decl.loc)
-
-    @staticmethod
-    def _match_abstract(proto: ast.MethodDecl, impl: ast.FunctionDecl,
-                        bindings: dict[str, Type]) -> None:
-        def concrete(ref: ast.TypeRef | None) -> Type | None:
-            resolved = ref.resolved if ref is not None else None
-            if isinstance(resolved, TypeVar):
-                return bindings.get(resolved.name, resolved)
-            return resolved
-
-        required = len(proto.params)
-        while required and proto.params[required - 1].annotation("optional"):
-            required -= 1
-        if not required <= len(impl.params) <= len(proto.params):
-            raise P4TypeError(f"{impl.name} has {len(impl.params)} parameters; the abstract "
-                              f"method takes {len(proto.params)}", impl.loc)
-        want_ret, got_ret = concrete(proto.return_type), impl.return_type.resolved
-        if want_ret is not None and got_ret != want_ret:
-            raise P4TypeError(f"{impl.name} returns {got_ret}; the abstract method returns "
-                              f"{want_ret}", impl.loc)
-        for pp, ip in zip(proto.params, impl.params, strict=False):
-            if (pp.direction or "") != (ip.direction or ""):
-                raise P4TypeError(f"parameter '{ip.name}' of {impl.name} must be "
-                                  f"{pp.direction or 'directionless'}", ip.loc)
-            want = concrete(pp.type_ref)
-            if not isinstance(want, TypeVar) and ip.type_ref.resolved != want:
-                raise P4TypeError(f"parameter '{ip.name}' of {impl.name} has type "
-                                  f"{ip.type_ref.resolved}, expected {want}", ip.loc)
 
     def _params(self, params: list[ast.Parameter], scope: Scope, allow_dir: bool = True) -> None:
         for p in params:
