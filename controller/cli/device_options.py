@@ -40,6 +40,10 @@ def add_device_options(parser: argparse.ArgumentParser, *, elects: bool = True,
                         help="log events as JSON lines (default: text lines)")
     parser.add_argument("--log-file", metavar="FILE",
                         help="write the event log here (default: standard error)")
+    add_tls_options(parser)
+
+
+def add_tls_options(parser: argparse.ArgumentParser) -> None:
     tls = parser.add_argument_group("TLS (P4Runtime over TLS, as the devices serve it)")
     tls.add_argument("--grpc-cacert", metavar="PEM", help="CA of the devices' certificates")
     tls.add_argument("--grpc-cert", metavar="PEM", help="client certificate (mutual TLS)")

@@ -192,6 +192,14 @@ def test_after_all_that_apply_writes_nothing_and_status_is_in_sync(
     qp_ends = {(q["qp"], q["nic"]): q for q in report["health"]["qps"]}
     assert qp_ends["qp-a", "nic0"]["tx_packets"] >= 4
     assert qp_ends["qp-a", "nic2"]["rx_packets"] >= 4
+    # paths --live: the top-ups are on the NIC, every planned EV id holds its path.
+    paths = mrc_ctl("paths", live.topology, "qp-b", "--live", "--json")
+    assert paths.returncode == 0, paths.stderr
+    sender = json.loads(paths.stdout)["ends"][0]
+    states = [ev["on_nic"] for ev in sender["evs"]]
+    assert "topped up" in states and set(states) <= {"configured", "topped up"}
+    assert sum(ev["slot_tx_packets"] or 0 for ev in sender["evs"]) >= 1
+    assert sum(ev["slot_retirements"] or 0 for ev in sender["evs"]) >= 1
 
 
 
