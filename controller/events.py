@@ -1,10 +1,11 @@
 """The controller's structured log: every event is one line, ``TIME EVENT key=value ...``
 for people or one JSON object (``--json-log``) for programs, written from any thread.
 
-Events: ``connected``, ``pushed`` (a pipeline), ``wrote`` (entries: inserted, modified,
-deleted), ``in-sync``, ``apply-failed``, ``unreachable``, ``another-primary``,
-``device-lost``, ``reconnected``, ``digest``, ``top-up``, ``no-backup-left``,
-``probe-sent``, ``probes-given-up``, ``restored``.
+Events: ``connected``, ``reconnected``, ``pushed`` (a pipeline), ``wrote`` (entries:
+inserted, modified, deleted), ``in-sync`` (nothing to write), ``apply-failed``,
+``unreachable``, ``another-primary``, ``device-lost``, ``digest`` (an EV event),
+``top-up``, ``top-up-deferred`` (written at the next reconnection), ``no-backup-left``,
+``probe-sent``, ``probe-failed``, ``probes-given-up``, ``restored``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,10 @@ reacts to the NICs' EV events.
 - ``ALWAYS_SKIP`` / ``HOST_LOSS`` (an EV retired): the next backup id of that plane is
   configured (a top-up: the NIC took a backup, or found none and waits at that id),
   and the retired EV is probed (``probes``) until the NIC restores it.
-- ``FLOOR`` (the NIC kept the EV, as no backup was left and the floor held): a top-up
-  too, so that the next retirement finds a backup.
+- ``FLOOR`` (the NIC kept the EV: no backup was found and the floor held): logged only.
+  Every retirement already added one backup id, so a NIC finds none only while the
+  top-up of an earlier retirement is on its way; topping up on floors too would spend
+  the plane's range on bursts of loss reports.
 - ``RESTORED``: probing stops and the recovery is recorded.
 """
 
@@ -41,7 +43,6 @@ from .supervisor import DeviceSupervisor
 _REASONS = {c.EV_EVENT_ALWAYS_SKIP: "always-skip", c.EV_EVENT_HOST_LOSS: "host-loss",
             c.EV_EVENT_RESTORED: "restored", c.EV_EVENT_FLOOR: "floor"}
 _RETIRED = (c.EV_EVENT_ALWAYS_SKIP, c.EV_EVENT_HOST_LOSS)
-_TOP_UP = (*_RETIRED, c.EV_EVENT_FLOOR)
 
 
 class EvEvent(NamedTuple):
@@ -133,9 +134,8 @@ class Reactor:
                                                                     event.reason),
                           qp_index=event.qp_index, slot=event.slot,
                           old_ev=f"{event.old_ev:#010x}", new_ev=f"{event.new_ev:#010x}")
-            if event.reason in _TOP_UP:
-                self.top_up(nic, event)
             if event.reason in _RETIRED:
+                self.top_up(nic, event)
                 self.start_probes(nic, event)
             elif event.reason == c.EV_EVENT_RESTORED:
                 self.restored(nic, event)
