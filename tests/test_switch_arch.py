@@ -47,3 +47,19 @@ def test_p4runtime_refuses_another_architecture() -> None:
         assert program.arch == "pna"
     finally:
         h.close()
+
+
+def test_pna_packets_traced_at_debug_level(caplog: pytest.LogCaptureFixture) -> None:
+    """`-L debug` traces a PNA program's packets as it does v1model's: parser, tables,
+    the drop."""
+    from behavioral_model.program import load_program
+    from behavioral_model.switch.engine import Dataplane
+
+    dataplane = Dataplane()
+    dataplane.set_program(load_program(PNA_NIC))
+    frame = bytes.fromhex("0000000a0001" "0000000b0001" "86dd") + bytes(60)
+    with caplog.at_level("DEBUG", logger="behavioral_model"):
+        assert dataplane.process(1, frame, 0.0) == []
+    assert "parser: headers [ethernet, ipv6]" in caplog.text
+    assert "dropped at the end of ingress" in caplog.text
+    assert dataplane.stats.ingress_drops == 1

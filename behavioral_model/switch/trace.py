@@ -13,10 +13,12 @@ import dataclasses
 import logging
 from typing import Any
 
+from ..pipeline.pna import PnaDevice
 from ..pipeline.v1model import V1ModelDevice
 from ..runtime.state import DeviceState
 
-__all__ = ["Tracer", "TracingTable", "TracingDevice", "make_tracing_device", "valid_headers"]
+__all__ = ["Tracer", "TracingTable", "TracingDevice", "TracingPnaDevice",
+           "make_tracing_device", "valid_headers"]
 
 log = logging.getLogger("behavioral_model.switch")
 
@@ -86,20 +88,22 @@ def valid_headers(hdr: Any, prefix: str = "") -> list[str]:
     return names
 
 
-class TracingDevice(V1ModelDevice):
-    """A device that logs what its parser extracted and keeps the last standard
-    metadata, so the switch can say why a packet was dropped."""
+class _TracingParser:
+    """Logs what the parser extracted and keeps the last packet's standard metadata
+    (v1model) or fate (PNA), so the switch can say why a packet was dropped."""
 
     tracer: Tracer
     last_sm: Any = None
+    parser: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         parse = self.parser
 
-        def traced_parser(buf: bytes, hdr: Any, meta: Any, sm: Any, pk: Any) -> int:
-            pos = parse(buf, hdr, meta, sm, pk)
-            self.last_sm = sm
+        # Both architectures' parsers take (buf, headers, metadata, their input, pk).
+        def traced_parser(buf: bytes, hdr: Any, meta: Any, istd: Any, pk: Any) -> int:
+            pos = parse(buf, hdr, meta, istd, pk)
+            self.last_sm = pk.sm
             headers = ", ".join(valid_headers(hdr)) or "none"
             err = f", parser error {pk.parser_error}" if pk.parser_error else ""
             consumed = pos >> 3 if pk.parser_error else (pos + 7) >> 3
@@ -110,14 +114,23 @@ class TracingDevice(V1ModelDevice):
         self.parser = traced_parser
 
 
+class TracingDevice(_TracingParser, V1ModelDevice):
+    """A v1model device that traces its parser."""
+
+
+class TracingPnaDevice(_TracingParser, PnaDevice):
+    """A PNA device that traces its parser."""
+
+
 def make_tracing_device(program: Any, state: DeviceState, tracer: Tracer,
-                        seed: int = 0) -> V1ModelDevice | None:
+                        seed: int = 0) -> V1ModelDevice | PnaDevice | None:
     """A :class:`TracingDevice` over ``state`` (shared, tables wrapped), or None if
     one cannot be made for this pipeline (the switch then logs without table trace)."""
     tables = {name: TracingTable(t, tracer) for name, t in state.tables.items()}
     traced_state = dataclasses.replace(state, tables=tables)
     try:
-        device = TracingDevice(program.compiled, traced_state, seed=seed)
+        device_type = TracingPnaDevice if program.compiled.arch == "pna" else TracingDevice
+        device = device_type(program.compiled, traced_state, seed=seed)
     except Exception:  # pragma: no cover - the pipeline changed under us
         log.warning("per-packet table trace unavailable", exc_info=True)
         return None
