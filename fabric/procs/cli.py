@@ -15,10 +15,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from controller.topology import TopologyError, load_topology
-
+from . import run_cmd
 from .control import ControlError, request
-from .layout import Endpoint, LayoutError, layout_from_topology
+from .layout import Endpoint
+from .netns import NetnsError
 from .process_fabric import READY_TIMEOUT_S, DeviceFailure, ProcessFabric
 from .state import (
     FAILED,
@@ -31,6 +31,9 @@ from .state import (
     state_path,
     write_state,
 )
+from .targets import TARGETS
+from .veth_wiring import remove_wiring
+from .wiring import WIRINGS, WiringError, fabric_setup
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SUPERVISOR_OUTPUT = "fabric.out"
@@ -48,13 +51,12 @@ def default_workdir() -> Path:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m fabric.procs",
-        description="A fabric of processes on loopback, without root: one bm switch "
-                    "process per device of a topology file (switches and NICs, started "
-                    "with --no-p4: the controller pushes the programs), and a patch "
-                    "panel that carries frames between their nn sockets along the "
-                    "topology's links, with host sockets for host software on every "
-                    "NIC. Exit codes: 0 ok, 1 a process failed or no fabric runs, 2 "
-                    "bad input.")
+        description="A fabric of processes: one switch process per device of a "
+                    "topology file (switches and NICs, started with --no-p4: the "
+                    "controller pushes the programs), wired on loopback without root by "
+                    "a patch panel between their nn sockets (with host sockets for host "
+                    "software on every NIC), or by veth pairs (root). Exit codes: 0 ok, "
+                    "1 a process failed or no fabric runs, 2 bad input.")
     workdir = argparse.ArgumentParser(add_help=False)
     workdir.add_argument("--workdir", type=Path, default=default_workdir(),
                          help="state file, sockets and logs (default: %(default)s)")
@@ -69,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "Ctrl-C or SIGTERM. If any device process dies, everything stops "
                     "(exit 1).")
     up.add_argument("topology", metavar="TOPO", help="topology file (controller format)")
+    add_fabric_options(up)
     up.add_argument("--foreground", action="store_true",
                     help="run in this process until Ctrl-C or SIGTERM")
     up.add_argument("--seed", type=int, default=0,
@@ -96,12 +99,26 @@ def build_parser() -> argparse.ArgumentParser:
     link.add_argument("port", metavar="DEV:PORT")
     link.add_argument("action", nargs="?", choices=["down", "up", "loss"])
     link.add_argument("probability", nargs="?", type=float, metavar="P")
+    run_cmd.add_parser(commands)
     return parser
+
+
+def add_fabric_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wiring", choices=WIRINGS, default="nn",
+        help="nn: a patch panel between the devices' nn sockets, on loopback, no root "
+             "(default); veth: a veth pair per link and per NIC host port, the hosts' "
+             "ends in a network namespace mrcfab-ID (root; removed on down)")
+    parser.add_argument(
+        "--target", choices=TARGETS,
+        help="run every device on bm (our switch) or bmv2 (simple_switch_grpc), whatever "
+             "the topology says; the controller then pushes that target's pipeline")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    command = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "link": cmd_link}
+    command = {"up": cmd_up, "down": cmd_down, "status": cmd_status, "link": cmd_link,
+               "run": run_cmd.run}
     try:
         return command[args.command](args)
     except UsageError as error:
@@ -113,9 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cmd_up(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir.resolve()
     try:
-        layout = layout_from_topology(load_topology(args.topology), workdir)
-    except (TopologyError, LayoutError) as error:
+        setup = fabric_setup(args.topology, workdir, args.wiring, args.target)
+    except WiringError as error:
         raise UsageError(str(error)) from None
+    layout = setup.layout
     state = read_state(workdir)
     if state is not None and state.status in (STARTING, UP) and \
             process_alive(state.supervisor_pid, "fabric.procs"):
@@ -126,13 +144,13 @@ def cmd_up(args: argparse.Namespace) -> int:
         return _up_in_background(args, workdir)
 
     fabric = ProcessFabric(layout, workdir, seed=args.seed, log_level=args.log_level,
-                           topology=str(Path(args.topology).resolve()))
+                           topology=str(Path(args.topology).resolve()), veth=setup.veth)
     # While starting, a stop request interrupts the start (which then stops what it
     # started); once up, it is handled by the supervision loop.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         fabric.start(args.timeout)
-    except (DeviceFailure, OSError) as error:  # OSError: e.g. the control socket
+    except (DeviceFailure, OSError, NetnsError) as error:  # OSError: the control socket
         print(f"fabric.procs: {error}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
@@ -183,7 +201,9 @@ def _up_in_background(args: argparse.Namespace, workdir: Path) -> int:
     command = [sys.executable, "-m", "fabric.procs", "up", str(Path(args.topology).resolve()),
                "--foreground", "--workdir", str(workdir), "--seed", str(args.seed),
                "--log-level", args.log_level, "--timeout", str(args.timeout),
-               "--notify-fd", str(write_end)]
+               "--notify-fd", str(write_end), "--wiring", args.wiring]
+    if args.target is not None:
+        command += ["--target", args.target]
     output = workdir / SUPERVISOR_OUTPUT
     with open(output, "wb") as out:
         proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
@@ -222,15 +242,22 @@ def cmd_down(args: argparse.Namespace) -> int:
         _wait_gone(state.supervisor_pid, "fabric.procs", DOWN_TIMEOUT_S)
     # devices the supervisor could not stop (it was killed, or hung)
     for device in state.devices:
-        if process_alive(device.pid, device.packet_in):
+        if process_alive(device.pid, device.grpc_address):
             assert device.pid is not None
             os.kill(device.pid, signal.SIGKILL)
-            _wait_gone(device.pid, device.packet_in, DOWN_TIMEOUT_S)
+            _wait_gone(device.pid, device.grpc_address, DOWN_TIMEOUT_S)
     if process_alive(state.supervisor_pid, "fabric.procs"):
         os.kill(state.supervisor_pid, signal.SIGKILL)
-    for path in [d.packet_in for d in state.devices] + \
-            [d.host_socket for d in state.devices if d.host_socket] + [state.control_socket]:
+    sockets = [d.packet_in for d in state.devices] + \
+        [d.host_socket for d in state.devices if d.host_socket]
+    for path in [p for p in sockets if p.startswith("ipc://")] + [state.control_socket]:
         Path(path.removeprefix("ipc://")).unlink(missing_ok=True)
+    if state.wiring == "veth":  # what a killed supervisor left behind
+        try:
+            remove_wiring(state.namespace, state.interfaces)
+        except NetnsError as error:
+            print(f"fabric.procs: {error}", file=sys.stderr)
+            return EXIT_FAILED
     final = read_state(workdir)
     if final is not None and final.status in (STARTING, UP):  # its supervisor was killed
         final.status = STOPPED
@@ -258,7 +285,7 @@ def cmd_status(args: argparse.Namespace) -> int:
           + (f": {state.message}" if state.message else ""))
     print_devices(state, alive=True)
     healthy = running and state.status == UP and all(
-        process_alive(d.pid, d.packet_in) for d in state.devices)
+        process_alive(d.pid, d.grpc_address) for d in state.devices)
     if running and state.status == UP:
         try:
             snapshot = request(state.control_socket, {"op": "snapshot"})["snapshot"]
@@ -313,7 +340,7 @@ def print_devices(state: FabricState, alive: bool = False) -> None:
     header = ["DEVICE", "ROLE", "ID", "GRPC", "PID"] + (["RUNNING"] if alive else []) + \
         ["HOST SOCKET"]
     rows = [[d.name, d.role, d.device_id, d.grpc_address, d.pid if d.pid else "-"]
-            + (["yes" if process_alive(d.pid, d.packet_in) else "no"] if alive else [])
+            + (["yes" if process_alive(d.pid, d.grpc_address) else "no"] if alive else [])
             + [d.host_socket or "-"] for d in state.devices]
     _table(header, rows)
 

@@ -16,7 +16,9 @@ import socketserver
 import threading
 from typing import Any
 
+from .netns import NetnsError
 from .panel import PatchPanel
+from .veth_wiring import VethWiring
 
 __all__ = ["ControlError", "ControlServer", "request"]
 
@@ -28,7 +30,7 @@ class ControlError(Exception):
     """No panel answers on the control socket, or it refused the request."""
 
 
-def _answer(panel: PatchPanel, req: Any) -> dict[str, Any]:
+def _answer(panel: PatchPanel | VethWiring, req: Any) -> dict[str, Any]:
     if not isinstance(req, dict):
         return {"ok": False, "error": "a request is a JSON object"}
     op = req.get("op")
@@ -42,7 +44,7 @@ def _answer(panel: PatchPanel, req: Any) -> dict[str, Any]:
             return {"ok": False, "error": "loss is a number"}
         try:
             link = panel.set_link(str(req.get("port")), up=up, loss=loss)
-        except (KeyError, ValueError) as error:
+        except (KeyError, ValueError, NetnsError) as error:
             return {"ok": False, "error": str(error).strip("'\"")}
         return {"ok": True, "link": link.as_dict()}
     return {"ok": False, "error": f"unknown op {op!r}"}
@@ -64,7 +66,7 @@ class _Handler(socketserver.StreamRequestHandler):
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, path: str, panel: PatchPanel) -> None:
+    def __init__(self, path: str, panel: PatchPanel | VethWiring) -> None:
         self.panel = panel
         super().__init__(path, _Handler)
 
@@ -72,7 +74,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 class ControlServer:
     """Serves ``panel`` on the Unix socket ``path`` from a thread of its own."""
 
-    def __init__(self, path: str, panel: PatchPanel) -> None:
+    def __init__(self, path: str, panel: PatchPanel | VethWiring) -> None:
         self.path = path
         if os.path.exists(path):
             os.unlink(path)  # the state file said no fabric runs here any more

@@ -17,9 +17,10 @@ from protocol.constants import CPU_PORT
 
 from .layout import DeviceSpec
 
-__all__ = ["DeviceFailure", "DeviceProcesses", "switch_command"]
+__all__ = ["BMV2_SWITCH", "DeviceFailure", "DeviceProcesses", "switch_command"]
 
 PRIORITY_QUEUES = 8  # both programs set standard_metadata.priority up to 7
+BMV2_SWITCH = "simple_switch_grpc"
 STOP_GRACE_S = 5.0
 
 
@@ -29,11 +30,20 @@ class DeviceFailure(RuntimeError):
 
 def switch_command(device: DeviceSpec, python: str = sys.executable,
                    log_level: str = "info") -> list[str]:
-    """The bm command line of ``device``: no program (the controller pushes it)."""
+    """The command line of ``device``: bm, or BMv2's simple_switch_grpc for a ``bmv2``
+    device; no program (the controller pushes it)."""
+    ports = [arg for port, iface in device.interfaces for arg in ("-i", f"{port}@{iface}")]
+    ports = ports or ["--packet-in", device.packet_in]
+    if device.target == "bmv2":
+        # simple_switch_grpc takes its target options after "--"
+        return [BMV2_SWITCH, "--no-p4", "--device-id", str(device.device_id), *ports,
+                "--log-file", device.log_file, "--log-level", log_level, "--",
+                "--grpc-server-addr", device.grpc_address, "--cpu-port", str(CPU_PORT),
+                "--priority-queues", str(PRIORITY_QUEUES)]
     return [python, "-m", "behavioral_model", "switch", "--no-p4",
             "--device-id", str(device.device_id),
             "--grpc-server-addr", device.grpc_address,
-            "--packet-in", device.packet_in,
+            *ports,
             "--cpu-port", str(CPU_PORT),
             "--priority-queues", str(PRIORITY_QUEUES),
             "--log-file", device.log_file, "--log-level", log_level]

@@ -47,8 +47,11 @@ class DeviceSpec:
     role: str  # "t1", "t0", "nic", or anything a hand-written layout likes
     device_id: int
     grpc_address: str
-    packet_in: str  # the device's nn socket (it listens, the panel dials)
+    packet_in: str  # the device's nn socket (it listens, the panel dials); "" on veths
     log_file: str
+    # veth wiring: (port, interface) of every port, instead of the nn socket
+    interfaces: tuple[tuple[int, str], ...] = ()
+    target: str = "bm"  # "bm" (our switch) or "bmv2" (simple_switch_grpc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +107,12 @@ def layout_from_topology(fabric: Fabric, workdir: Path) -> FabricLayout:
         raise LayoutError(f"{fabric.source}: {count} devices; a fabric of processes runs at "
                           f"most {MAX_DEVICES}")
     devices = [DeviceSpec(s.name, str(s.role), s.access.device_id, s.access.address,
-                          ipc_address(workdir, s.name), str(workdir / f"{s.name}.log"))
+                          ipc_address(workdir, s.name), str(workdir / f"{s.name}.log"),
+                          target=s.access.target)
                for s in fabric.switches()]
     devices += [DeviceSpec(n.name, "nic", n.access.device_id, n.access.address,
-                           ipc_address(workdir, n.name), str(workdir / f"{n.name}.log"))
+                           ipc_address(workdir, n.name), str(workdir / f"{n.name}.log"),
+                           target=n.access.target)
                 for n in fabric.nics()]
     # one process per device: two devices on one address would share a port silently
     # (gRPC binds with SO_REUSEPORT), and one of them would never be reached

@@ -28,6 +28,8 @@ from .state import (
     FabricState,
     write_state,
 )
+from .veth_plan import VethPlan
+from .veth_wiring import VethWiring
 
 __all__ = ["DeviceFailure", "ProcessFabric"]
 
@@ -35,17 +37,22 @@ READY_TIMEOUT_S = 60.0
 
 
 class ProcessFabric:
-    """Runs ``layout`` with its files in ``workdir``. ``failure`` says what went wrong
+    """Runs ``layout`` with its files in ``workdir``: wired by the patch panel, or by
+    the veths of ``veth`` (``veth_layout``; root). ``failure`` says what went wrong
     once a device has died; ``changed`` is set whenever that may have happened."""
 
     def __init__(self, layout: FabricLayout, workdir: Path, *, seed: int = 0,
-                 log_level: str = "info", topology: str = "") -> None:
+                 log_level: str = "info", topology: str = "",
+                 veth: VethPlan | None = None) -> None:
         self.layout = layout
         self.workdir = workdir
         self.seed = seed
         self.topology = topology
         self.devices = DeviceProcesses(layout.devices, log_level=log_level)
-        self.panel = PatchPanel(layout, seed, on_device_lost=self._device_lost)
+        # the wiring: both offer link, set_link and snapshot
+        self.panel: PatchPanel | VethWiring = (
+            VethWiring(veth) if veth is not None
+            else PatchPanel(layout, seed, on_device_lost=self._device_lost))
         self.control_socket = str(workdir.resolve() / CONTROL_SOCKET)
         check_socket_path(self.control_socket)
         self.changed = threading.Event()
@@ -54,6 +61,9 @@ class ProcessFabric:
         self._state = FabricState(topology=topology, name=layout.name,
                                   supervisor_pid=os.getpid(),
                                   control_socket=self.control_socket)
+        if veth is not None:
+            self._state.wiring, self._state.namespace = "veth", veth.namespace
+            self._state.interfaces = veth.root_interfaces()
 
     def start(self, ready_timeout_s: float = READY_TIMEOUT_S) -> None:
         """Start every device, wait until each answers on gRPC, cable them. On
@@ -61,11 +71,14 @@ class ProcessFabric:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._write(STARTING)
         try:
+            if isinstance(self.panel, VethWiring):
+                self.panel.start()  # the devices open their interfaces as they start
             self.devices.start()
             self._write(STARTING)  # now with the pids, for ``down`` if we die here
             self.devices.wait_ready(ready_timeout_s)
             try:
-                self.panel.start()
+                if isinstance(self.panel, PatchPanel):
+                    self.panel.start()
             except OSError as error:
                 gone = self.devices.exited()  # the likelier cause, if a device died
                 raise DeviceFailure(self.devices.exit_message(gone) if gone else
@@ -91,12 +104,17 @@ class ProcessFabric:
         return self.devices.exit_message(name)
 
     def stop(self, status: str = STOPPED, message: str = "") -> None:
-        """Stop the panel and every device; remove the sockets; record ``status``."""
+        """Stop the panel and every device; remove the sockets (or the veths: after
+        the devices, which would otherwise see their interfaces vanish); record
+        ``status``."""
         if self._control is not None:
             self._control.close()
             self._control = None
-        self.panel.close()
+        if isinstance(self.panel, PatchPanel):
+            self.panel.close()
         self.devices.stop()
+        if isinstance(self.panel, VethWiring):
+            self.panel.close()
         for path in [d.packet_in for d in self.layout.devices] + [
                 h.address for h in self.layout.host_sockets]:
             _remove_socket(path.removeprefix("ipc://"))
@@ -107,6 +125,11 @@ class ProcessFabric:
         state.status, state.message = status, message
         pids = self.devices.pids
         hosts = {h.port.device: h.address for h in self.layout.host_sockets}
+        if isinstance(self.panel, VethWiring):
+            plan = self.panel.plan
+            hosts = {link.ends[0].rpartition(":")[0]:
+                     f"{link.interfaces[1]} (netns {plan.namespace})"
+                     for link in plan.links if link.to_host}
         state.devices = [DeviceRecord(d.name, d.role, d.device_id, d.grpc_address,
                                       d.packet_in, hosts.get(d.name), pids.get(d.name),
                                       d.log_file)

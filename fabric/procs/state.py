@@ -36,6 +36,9 @@ class FabricState:
     status: str = STARTING
     message: str = ""  # why it failed
     devices: list[DeviceRecord] = field(default_factory=list)
+    wiring: str = "nn"  # or "veth": then ``down`` also removes these
+    namespace: str = ""
+    interfaces: list[str] = field(default_factory=list)  # veth ends in the root namespace
 
 
 def state_path(workdir: Path) -> Path:

@@ -1,0 +1,143 @@
+"""``python -m fabric.procs run SCENARIO``: a scenario of ``fabric/scenarios`` on a
+fabric of processes brought up for it (and removed after), judged by the simulator's
+outcome checks; prints the outcome. Exit codes: 0 every check passed, 1 a check failed
+or the fabric failed, 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fabric.outcomes import outcome, run_figures
+from fabric.scenario import ScenarioError, load_scenario
+
+from .scenario_run import (
+    DEFAULT_TIME_SCALE,
+    ProcsRun,
+    ProcsRunError,
+    run_procs_scenario,
+    with_topology,
+)
+from .targets import TARGETS
+from .wiring import WIRINGS, WiringError, fabric_setup
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser(
+        "run", help="run a scenario on a fabric of processes",
+        description="Bring a fabric up for SCENARIO (its topology, or --topology), let "
+                    "the controller program it over gRPC, write the scenario's workloads "
+                    "from host/ endpoints on the NICs' host ports on the wall clock, "
+                    "inject its link failures, print the outcome (transfer intact, "
+                    "per-path shares, for a link failure the packets lost and the time "
+                    "to the EV's retirement) and bring the fabric down. Times in the "
+                    "scenario are multiplied by --time-scale. WORKDIR keeps the devices' "
+                    "logs and controller.log. Exit 0 if every check passed, 1 if one "
+                    "failed or the fabric did, 2 for bad input.")
+    run.add_argument("scenario", metavar="SCENARIO", help="scenario file (fabric/scenarios)")
+    run.add_argument("--topology", metavar="FILE", help="run on this topology instead")
+    run.add_argument("--wiring", choices=WIRINGS, default="nn",
+                     help="nn (patch panel, no root; default) or veth (root)")
+    run.add_argument("--target", choices=TARGETS,
+                     help="bm or bmv2 for every device (default: the topology's)")
+    run.add_argument("--time-scale", type=float, default=DEFAULT_TIME_SCALE, metavar="X",
+                     help="wall-clock time per unit of scenario time (default "
+                          "%(default)g: 300 us in the file is 0.3 s)")
+    run.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                     help="give up on the workloads after S seconds (default %(default)g)")
+    run.add_argument("--workdir", type=Path,
+                     help="the devices' logs and controller.log (default: a new folder "
+                          "in $TMPDIR)")
+    run.add_argument("--json", action="store_true", help="print the outcome as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        scenario = with_topology(load_scenario(args.scenario), args.topology)
+        if args.time_scale <= 0 or args.timeout <= 0:
+            raise ScenarioError("--time-scale and --timeout must be above 0")
+    except ScenarioError as error:
+        print(f"fabric.procs: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    workdir = (args.workdir or Path(tempfile.mkdtemp(prefix="mrc-run-"))).resolve()
+    try:
+        setup = fabric_setup(scenario.topology_path(), workdir, args.wiring, args.target)
+    except WiringError as error:
+        print(f"fabric.procs: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    workdir.mkdir(parents=True, exist_ok=True)
+    # SIGTERM stops the run as Ctrl-C does: the fabric is removed on the way out
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        done = run_procs_scenario(scenario, setup, workdir, time_scale=args.time_scale,
+                                  timeout_s=args.timeout,
+                                  progress=None if args.json else _progress)
+    except ScenarioError as error:
+        print(f"fabric.procs: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ProcsRunError as error:
+        print(f"fabric.procs: {error} (logs in {workdir})", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("fabric.procs: interrupted; the fabric is down", file=sys.stderr)
+        return EXIT_FAILED
+    report = procs_outcome(done, args.wiring, setup_target(setup))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_outcome(report)
+    return EXIT_OK if report["passed"] else EXIT_FAILED
+
+
+def _progress(text: str) -> None:
+    print(f"... {text}", file=sys.stderr, flush=True)
+
+
+def setup_target(setup: Any) -> str:
+    targets = sorted({d.target for d in setup.layout.devices})
+    return "+".join(targets)
+
+
+def procs_outcome(done: ProcsRun, wiring: str, target: str) -> dict[str, Any]:
+    """The simulator's outcome of the run, with what the procs mode adds."""
+    result = outcome(done.scenario, {"mrc": done.result}, done.plan)
+    figures = run_figures(done.result, done.plan)
+    return {"scenario": done.scenario.name, "kind": done.scenario.kind, "wiring": wiring,
+            "target": target, "seconds": round(done.seconds, 1),
+            "transfer_seconds": round(done.result.end_us / 1e6, 3),
+            "retransmits": figures["retransmits"], "packets_lost": figures["packets_lost"],
+            "qp_stats": done.result.qp_stats,
+            "ev_packets": figures["ev_packets"], "ev_events": figures["ev_events"], **result}
+
+
+def print_outcome(report: dict[str, Any]) -> None:
+    print(f"scenario {report['scenario']} ({report['kind']}) on processes: "
+          f"{report['wiring']} wiring, {report['target']} target; transfer "
+          f"{report['transfer_seconds']} s, {report['seconds']} s in all")
+    for qp, paths in report["ev_packets"].items():
+        total = sum(paths.values()) or 1
+        shares = ", ".join(f"{ev} {count} ({count / total:.1%})"
+                           for ev, count in paths.items())
+        print(f"  {qp} packets per path: {shares}")
+    figures = report["figures"]
+    if report["kind"] == "link-failure":
+        retired = figures.get("ev_retired_after_us")
+        print(f"  link {figures.get('failed_link')} down at "
+              f"{figures.get('failure_at_us', 0) / 1e6:.3f} s: packets lost "
+              f"{figures.get('packets_lost')}, first EV retired "
+              + (f"{retired / 1e3:.1f} ms after" if retired is not None else "never"))
+    print(f"  retransmits {report['retransmits']}")
+    for event in report["ev_events"]:
+        print(f"  EV event at {event['time_us'] / 1e6:.3f} s: {event['nic']} {event['qp']} "
+              f"slot {event['slot']} {event['old']} -> {event['new']} ({event['reason']})")
+    for result in report["checks"]:
+        print(f"  [{'ok' if result['ok'] else 'FAILED'}] {result['check']}: "
+              f"{result['detail']}")
+    print("passed" if report["passed"] else "FAILED")
