@@ -57,7 +57,7 @@ def _view(reactor: Reactor, health: FabricHealth) -> Group:
                  for nic in reactor.links for q, planes in reactor.book.of(nic).items()}
     latest = list(reactor.log.recent)[-LATEST_EVENTS:]
     return health_view(health, reactor.device_states(), topped_up,
-                       (recovery_table(reactor.recoveries[-LATEST_EVENTS:]),
+                       (recovery_table(list(reactor.recoveries)[-LATEST_EVENTS:]),
                         event_lines(latest)))
 
 

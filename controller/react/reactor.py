@@ -17,6 +17,7 @@ import ipaddress
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -43,6 +44,7 @@ from .supervisor import DeviceSupervisor
 _REASONS = {c.EV_EVENT_ALWAYS_SKIP: "always-skip", c.EV_EVENT_HOST_LOSS: "host-loss",
             c.EV_EVENT_RESTORED: "restored", c.EV_EVENT_FLOOR: "floor"}
 _RETIRED = (c.EV_EVENT_ALWAYS_SKIP, c.EV_EVENT_HOST_LOSS)
+KEPT_RECOVERIES = 1000
 
 
 class EvEvent(NamedTuple):
@@ -81,7 +83,8 @@ class Reactor:
         self.book = TopUpBook()
         self.probes = probes or ProbeSchedule()
         self.stop = threading.Event()
-        self.recoveries: list[Recovery] = []
+        # the latest retirements, for watch's table (a long run must not grow without end)
+        self.recoveries: deque[Recovery] = deque(maxlen=KEPT_RECOVERIES)
         self._digests: queue.Queue[tuple[str, p4runtime_pb2.DigestList]] = queue.Queue()
         cache = PipelineCache()
         targets = device_targets(plan)
