@@ -166,7 +166,9 @@ def read_health(plan: FabricPlan, links: Iterable[DeviceLink]) -> FabricHealth:
                 read_nic(link, plan, health)
             else:
                 read_switch(link, plan, health)
-        except (P4RuntimeWriteError, P4RuntimeSessionError, ConnectionError) as error:
+        # ValueError: gRPC's answer on a channel closed meanwhile (the device was lost).
+        except (P4RuntimeWriteError, P4RuntimeSessionError, ConnectionError,
+                ValueError) as error:
             text = error.summary() if isinstance(error, P4RuntimeWriteError) else str(error)
             health.devices.append(DeviceHealth(link.name, link.target.role,
                                                reachable=False, error=text))

@@ -156,7 +156,9 @@ class Reactor:
         written = True
         try:
             link.write([update(p4runtime_pb2.Update.INSERT, entity)])
-        except (P4RuntimeWriteError, P4RuntimeSessionError, ConnectionError) as error:
+        # ValueError: gRPC's answer on a channel the device's supervisor just closed.
+        except (P4RuntimeWriteError, P4RuntimeSessionError, ConnectionError,
+                ValueError) as error:
             # The book has it: the next reconcile of this NIC writes it.
             written = False
             self.log.emit("top-up-deferred", device=nic, message=str(error))
@@ -203,7 +205,7 @@ class Reactor:
             nic = task.key.nic
             try:
                 self.links[nic].packet_out(task.frame(), c.PACKET_OUT_TRANSMIT)
-            except (P4RuntimeSessionError, ConnectionError) as error:
+            except (P4RuntimeSessionError, ConnectionError, ValueError) as error:
                 self.log.emit("probe-failed", device=nic, message=str(error))
                 continue
             recovery = self._recovery(nic, task.key.qp_index, task.key.ev)
