@@ -619,10 +619,17 @@ class TableDecl(Declaration):
     properties: list[TableProperty] = field(default_factory=list)
 
     def property(self, name: str) -> TableProperty | None:
+        """The property `name`, or PNA's spelling of it (pna.p4: `pna_implementation`,
+        `pna_direct_counter`, `pna_direct_meter`), which means the same."""
+        names = (name, *_PNA_PROPERTIES.get(name, ()))
         for prop in self.properties:
-            if prop.name == name:
+            if prop.name in names:
                 return prop
         return None
+
+
+_PNA_PROPERTIES = {"implementation": ("pna_implementation",),
+                   "counters": ("pna_direct_counter",), "meters": ("pna_direct_meter",)}
 
 
 @dataclass(eq=False, kw_only=True)

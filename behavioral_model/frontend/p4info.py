@@ -89,7 +89,10 @@ _METER_UNITS = {
     "bytes": p4info_pb2.MeterSpec.BYTES,
 }
 _PROFILE_ANNOTATIONS = ("max_group_size", "selector_size_semantics", "max_member_weight")
-_PROFILE_TYPES = ("action_profile", "action_selector")
+_PROFILE_TYPES = ("action_profile", "action_selector", "ActionProfile", "ActionSelector")
+_SELECTOR_TYPES = ("action_selector", "ActionSelector")
+_DIRECT_COUNTER_TYPES = ("direct_counter", "DirectCounter")
+_DIRECT_METER_TYPES = ("direct_meter", "DirectMeter")
 _EXTERN_KINDS = {
     "counter": COUNTER, "direct_counter": DIRECT_COUNTER, "meter": METER,
     "direct_meter": DIRECT_METER, "register": REGISTER, "action_profile": ACTION_PROFILE,
@@ -99,7 +102,9 @@ _EXTERN_KINDS = {
 # of their size parameter; a PNA Digest is an instance, named as the instance (p4c's
 # PNA P4RuntimeArchHandler), not a call named after its type.
 _PNA_EXTERNS = {"Counter": ("counter", "n_counters"), "Meter": ("meter", "n_meters"),
-                "Register": ("register", "size")}
+                "Register": ("register", "size"), "ActionProfile": ("action_profile", "size"),
+                "ActionSelector": ("action_selector", "size"),
+                "DirectCounter": ("direct_counter", ""), "DirectMeter": ("direct_meter", "")}
 _PNA_UNITS = {"PACKETS": "packets", "BYTES": "bytes", "PACKETS_AND_BYTES": "packets_and_bytes"}
 _PKGINFO_KEYS = ("name", "version", "organization", "contact", "url", "arch")
 
@@ -210,8 +215,8 @@ class _Generator:
 
     def _collect_table_properties(self, item: Item) -> None:
         for prop_name, expected, kind in (("implementation", _PROFILE_TYPES, ACTION_PROFILE),
-                                          ("counters", ("direct_counter",), DIRECT_COUNTER),
-                                          ("meters", ("direct_meter",), DIRECT_METER)):
+                                          ("counters", _DIRECT_COUNTER_TYPES, DIRECT_COUNTER),
+                                          ("meters", _DIRECT_METER_TYPES, DIRECT_METER)):
             ref = self.model.property_instance(item, prop_name, expected)
             if ref is None:
                 continue
@@ -446,15 +451,16 @@ class _Generator:
             if impl.in_place:
                 self._emit_action_profile(impl.name, impl.type, impl.args, impl.annotated)
         table_id = self.symbols.id(TABLE, item.name)
-        for prop_name, expected, kind in (("counters", "direct_counter", DIRECT_COUNTER),
-                                          ("meters", "direct_meter", DIRECT_METER)):
-            ref = self.model.property_instance(item, prop_name, (expected,))
+        for prop_name, expected, kind in (("counters", _DIRECT_COUNTER_TYPES, DIRECT_COUNTER),
+                                          ("meters", _DIRECT_METER_TYPES, DIRECT_METER)):
+            ref = self.model.property_instance(item, prop_name, expected)
             if ref is None:
                 continue
             rid = self.symbols.id(kind, ref.name)
             table.direct_resource_ids.append(rid)
             unit = enum_member(ctor_args(ref.type, ref.args, ref.annotated).get("type"),
                                ref.annotated)
+            unit = _PNA_UNITS.get(unit or "", unit)
             if kind == DIRECT_COUNTER:
                 self._claim("direct counter", ref.name, ref.annotated)
                 dc = self.info.direct_counters.add()
@@ -538,7 +544,7 @@ class _Generator:
         for table_name in sorted(self.profile_tables.get(name, ())):
             profile.table_ids.append(self.symbols.id(TABLE, table_name))
         profile.size = const_int(values["size"], "action profile size")
-        if t.name != "action_selector":
+        if t.name not in _SELECTOR_TYPES:
             return
         profile.with_selector = True
         max_group = int_annotation(annotated, "max_group_size")

@@ -80,12 +80,14 @@ class StateBuilder:
             self.state.registers[name] = RegisterArray(name, int(args[0]), width)
         elif t.name in ("counter", "Counter"):
             self.state.counters[name] = CounterArray(name, int(args[0]), _counter_kind(args[1]))
-        elif t.name == "meter":
+        elif t.name in ("meter", "Meter"):
             self.state.meters[name] = MeterArray(name, int(args[0]), _meter_kind(args[1]))
-        elif t.name == "action_profile":
+        elif t.name in ("action_profile", "ActionProfile"):
             self.state.action_profiles[name] = ActionProfile(name, int(args[0]))
-        elif t.name == "action_selector":
+        elif t.name in ("action_selector", "ActionSelector"):
             algo = args[0][2] if isinstance(args[0], tuple) else str(args[0])
+            # PNA's only algorithm is the target's default: bm's is crc32.
+            algo = "crc32" if algo == "TARGET_DEFAULT" else algo
             self.state.action_profiles[name] = ActionProfile(
                 name, int(args[1]), with_selector=True, algorithm=algo,
                 output_width=int(args[2]))
@@ -217,8 +219,9 @@ def _counter_kind(v: Any) -> CounterKind:
 
 
 def _meter_kind(v: Any) -> MeterKind:
+    # v1model's MeterType.packets, PNA's PNA_MeterType_t.PACKETS
     name = v[2] if isinstance(v, tuple) else str(v)
-    return MeterKind(name)
+    return MeterKind(name.lower())
 
 
 def build_state(checked: CheckedProgram, instances: list[BlockInstance]) -> DeviceState:

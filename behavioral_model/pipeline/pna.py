@@ -67,6 +67,29 @@ class PnaPacketContext(PacketContext):
     dest = 0
     drop = False
     ostd: Any = None
+    csums: dict[str, int] | None = None  # InternetChecksum sums by instance name
+
+    def csum_state(self, name: str) -> int:
+        return self.csums.get(name, 0) if self.csums is not None else 0
+
+    def csum_set(self, name: str, value: int) -> None:
+        if self.csums is None:
+            self.csums = {}
+        self.csums[name] = value & 0xFFFF
+
+    def csum_add(self, name: str, fields: tuple, subtract: bool) -> None:
+        """Add (or subtract: add the complement of) the 16-bit words of ``fields``,
+        ``((value, width), ...)`` concatenated, with end-around carry (RFC 1071)."""
+        value = width = 0
+        for v, w in fields:
+            value = (value << w) | (v & ((1 << w) - 1))
+            width += w
+        total = self.csum_state(name)
+        for shift in range(width - 16, -16, -16):
+            word = (value >> shift) & 0xFFFF if shift >= 0 else (value << -shift) & 0xFFFF
+            total += (~word & 0xFFFF) if subtract else word
+            total = (total & 0xFFFF) + (total >> 16)
+        self.csum_set(name, total)
 
 
 class PnaDevice:
@@ -92,8 +115,14 @@ class PnaDevice:
         self.new_pre_ostd = values.class_for(types["pre_ostd"])
         self.new_istd = values.class_for(types["main_istd"])
         self.new_ostd = values.class_for(types["main_ostd"])
-        # PNA has no direct counters or meters bm runs; tables report hits to nobody.
+        # Tables with a pna_direct_counter / pna_direct_meter count and colour on hits.
         self.direct_by_table: dict[str, tuple[str | None, str | None]] = {}
+        for res in state.direct_counters.values():
+            prev = self.direct_by_table.get(res.table, (None, None))
+            self.direct_by_table[res.table] = (res.kind, prev[1])
+        for res in state.direct_meters.values():
+            prev = self.direct_by_table.get(res.table, (None, None))
+            self.direct_by_table[res.table] = (prev[0], res.kind)
 
     def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:
         """One packet through the pass, without queueing: what leaves."""
