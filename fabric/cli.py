@@ -138,7 +138,9 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    console = Console()
+    # A log or a pipe gets the table at a readable width, not the 80 columns rich
+    # assumes without a terminal.
+    console = Console() if sys.stdout.isatty() else Console(width=150)
     try:
         if args.command == "list":
             return cmd_list(console)

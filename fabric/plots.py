@@ -61,24 +61,36 @@ def _goodput_failure(experiments: list[Experiment]) -> plt.Figure | None:
     chosen = next((e for e in experiments if e.scenario.kind == "link-failure"), None)
     if chosen is None:
         return None
-    figure, ax = plt.subplots(figsize=(8, 3.8))
-    end = 0.0
-    for mode in ("mrc", "baseline"):
-        run = chosen.report["runs"].get(mode)
-        if run is None:
-            continue
-        series = run["goodput_series_gbps"]
-        times = [series["start_us"] + i * series["bin_us"] for i in range(len(series["gbps"]))]
-        ax.step(times, series["gbps"], where="post", label=mode, color=COLORS[mode])
-        end = max(end, times[-1] if times else 0)
-    for failure in chosen.report["runs"]["mrc"]["failures"]:
-        ax.axvline(failure["at_us"], color="black", linestyle="--", linewidth=1)
-        ax.annotate(f"{failure['target']} {failure['action']}", (failure["at_us"], 0),
-                    rotation=90, fontsize=7, va="bottom", ha="right")
-    ax.set_xlabel("virtual time (us)")
-    ax.set_ylabel("goodput (Gb/s)")
-    ax.set_title(f"{chosen.scenario.name}: goodput around the failure")
-    ax.legend()
+    runs = chosen.report["runs"]
+    failures = {(f["at_us"], f["target"], f["action"])
+                for mode in ("mrc", "baseline") if mode in runs
+                for f in runs[mode]["failures"]}
+    t_fail = min((t for t, _, action in failures if action == "down"), default=0.0)
+    figure, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    for ax, window in zip(axes, (None, (t_fail - 100, t_fail + 400)), strict=True):
+        for mode in ("mrc", "baseline"):
+            run = runs.get(mode)
+            if run is None:
+                continue
+            series = run["goodput_series_gbps"]
+            times = [series["start_us"] + i * series["bin_us"]
+                     for i in range(len(series["gbps"]))]
+            ax.step(times, series["gbps"], where="post", label=mode, color=COLORS[mode])
+        for at, target, action in sorted(failures):
+            ax.axvline(at, color="black", linestyle="--", linewidth=1)
+            ax.annotate(f"{target} {action}", (at, 0.5), rotation=90, fontsize=7,
+                        va="bottom", ha="right")
+        if window is not None:
+            ax.set_xlim(*window)
+            ax.set_title("around the failure", fontsize=10)
+        else:
+            ax.set_title("whole transfer", fontsize=10)
+        ax.set_xlabel("virtual time (us)")
+        ax.set_ylabel("goodput (Gb/s)")
+    axes[0].legend()
+    figure.suptitle(f"{chosen.scenario.name}: goodput (all QPs, "
+                    f"{runs['mrc']['goodput_series_gbps']['bin_us']:g} us bins)")
+    figure.tight_layout()
     return figure
 
 
@@ -98,6 +110,9 @@ def _latency_cdf(experiments: list[Experiment]) -> plt.Figure | None:
             ys = [(i + 1) / len(values) for i in range(len(values))]
             ax.plot(values, ys, label=mode, color=COLORS[mode])
         ax.set_xscale("log")
+        # at least a decade, so that equal latencies do not make a degenerate axis
+        low, high = ax.get_xlim()
+        ax.set_xlim(min(low, high / 10), high)
         ax.set_xlabel("packet latency (us)")
         ax.set_title(experiment.scenario.name, fontsize=10)
         ax.grid(alpha=0.3)

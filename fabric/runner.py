@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,10 @@ class RunResult:
     packet_hops: int = 0
     qp_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
+    # wall-clock and CPU seconds of the simulation itself (not the set-up); for
+    # benchmarks, never in reports (a report depends only on the scenario and seed)
+    sim_wall_s: float = 0.0
+    sim_cpu_s: float = 0.0
 
 
 def load_plan(scenario: Scenario) -> FabricPlan:
@@ -204,7 +209,9 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         _tick(env, scenario.bin_us * 10, lambda: progress(
             min(1.0, sum(m.delivered_bytes for m in metrics.qps.values()) / total)))
     deadline = env.timeout(scenario.max_time_us)
+    wall, cpu = time.perf_counter(), time.thread_time()
     env.run(until=simpy.AnyOf(env, [done, deadline]))
+    wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
     finished = done.triggered and all(w.ok for w in writes)
     intact = finished and all(
         bytes(_region(hosts[nic], qp).read(0, len(data))) == bytes(data)
@@ -216,7 +223,8 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
                         "dropped": cable.counters.dropped}
                  for name, cable in network.cables.items()},
         packet_hops=sum(d.counters.hops for d in network.devices.values()),
-        qp_stats=_qp_stats(plan, hosts, loads), failures=failures)
+        qp_stats=_qp_stats(plan, hosts, loads), failures=failures, sim_wall_s=wall,
+        sim_cpu_s=cpu)
 
 
 def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str, int]]:

@@ -1,0 +1,91 @@
+"""The scenarios' outcomes on their quick configurations (fabric/scenarios/*.yaml with
+``quick_scale``): what the issue asks each one to show, and MRC ahead of the
+single-path baseline where the paper says it is."""
+
+from __future__ import annotations
+
+from conftest import experiment
+
+from fabric.outcomes import ev_names, qp_figures
+from fabric.runner import load_plan
+
+
+def checks(name: str) -> dict[str, bool]:
+    return {c["check"]: c["ok"] for c in experiment(name).report["checks"]}
+
+
+def test_spray_every_path_carries_an_equal_share() -> None:
+    report = experiment("spray").report
+    assert report["runs"]["mrc"]["intact"]
+    shares = report["figures"]["qp-a"]
+    assert shares["paths"] == 4  # 2 planes x 2 T1
+    assert shares["worst_deviation"] <= 0.1
+    assert report["passed"], report["checks"]
+
+
+def test_spray_beats_a_single_path() -> None:
+    vs = experiment("spray").report["figures"]["vs_baseline"]
+    assert vs["goodput_gbps"]["mrc"] > 1.5 * vs["goodput_gbps"]["baseline"]
+    assert vs["completion_us"]["mrc"] < vs["completion_us"]["baseline"]
+
+
+def test_link_failure_transfer_intact_and_ev_retired_within_bound() -> None:
+    exp = experiment("link-failure")
+    figures = exp.report["figures"]
+    assert exp.runs["mrc"].intact
+    assert figures["packets_lost"] > 0  # the failure did hit the transfer
+    assert figures["ev_retired_after_us"] is not None
+    assert figures["ev_retired_after_us"] <= exp.scenario.retire_bound_us
+    assert figures["goodput_dip"]["dip"] is not None
+    # only EVs through the failed T0-T1 cable (p0-t0-0 port 4: p0-t1-1) are retired
+    t1s = ev_names(load_plan(exp.scenario))
+    retired = {t1s[e.old_ev >> 16] for e in exp.runs["mrc"].metrics.ev_events
+               if e.reason in (1, 2)}
+    assert retired == {"p0-t1-1"}
+
+
+def test_link_failure_mrc_ahead_of_the_baseline() -> None:
+    exp = experiment("link-failure")
+    assert exp.runs["baseline"].intact  # once the cable is back
+    vs = exp.report["figures"]["vs_baseline"]
+    assert vs["completion_us"]["mrc"] < vs["completion_us"]["baseline"]
+    assert vs["latency_p99_us"]["mrc"] < vs["latency_p99_us"]["baseline"]
+
+
+def test_ecn_steer_moves_load_off_the_shared_path() -> None:
+    exp = experiment("ecn-steer")
+    assert exp.runs["mrc"].intact
+    assert checks("ecn-steer")["ECN marks seen"]
+    t1s = ev_names(load_plan(exp.scenario))
+    loads = exp.runs["mrc"].metrics.qps["qp-a"].ev_packets
+    shared = sum(n for ev, n in loads.items() if t1s[ev >> 16].endswith("t1-0"))
+    # half of qp-a's slots are pinned to the shared T1; ECN moves packets off it
+    assert shared / sum(loads.values()) < 0.45
+    for qp in ("qp-a", "qp-b"):
+        ratio = exp.report["figures"][qp]["ratio_to_solo"]
+        assert ratio >= 1 - exp.scenario.goodput_tolerance, (qp, ratio)
+
+
+def test_ecn_steer_mrc_ahead_of_the_baseline() -> None:
+    vs = experiment("ecn-steer").report["figures"]["vs_baseline"]
+    assert vs["goodput_gbps"]["mrc"] > 2 * vs["goodput_gbps"]["baseline"]
+    assert vs["latency_p99_us"]["mrc"] < vs["latency_p99_us"]["baseline"]
+
+
+def test_incast_trims_at_the_last_hop_without_ev_penalty() -> None:
+    exp = experiment("incast")
+    figures = exp.report["figures"]
+    assert exp.runs["mrc"].intact
+    assert figures["trimmed_last_hop"] > 0
+    assert figures["retransmits_after_nack"] > 0
+    assert figures["ev_retirements"] == 0
+
+
+def test_incast_victim_keeps_its_solo_goodput() -> None:
+    exp = experiment("incast")
+    victim = exp.report["figures"]
+    assert victim["ratio_to_solo"] >= 1 - exp.scenario.goodput_tolerance
+    base = qp_figures(exp.runs["baseline"], "victim")["goodput_gbps"]
+    assert victim["goodput_gbps"] > base
+    vs = exp.report["figures"]["vs_baseline"]
+    assert vs["completion_us"]["mrc"] < vs["completion_us"]["baseline"]
