@@ -11,8 +11,9 @@
  * What PNA cannot say as v1model does (README, "Architectures"):
  *   - no multicast and no egress: a data packet that v1model delivers to the
  *     host *and* acknowledges (multicast group NIC_REPLY_MCAST_BASE + plane)
- *     is only delivered here; its SACK is not sent, and the sender learns of
- *     the packet from a later SACK (coalescing, duplicates) or its timer;
+ *     is only delivered here and its SACK is not sent.  Every SACK of new data
+ *     goes with a delivery, so this NIC SACKs only duplicates and probes: the
+ *     sender's timer retransmits, and the duplicate's SACK frees the window;
  *   - no truncate: a reply built from an arriving packet keeps that packet's
  *     payload after the reply's headers (the IPv6 and UDP lengths end the
  *     reply where v1model cuts it);
