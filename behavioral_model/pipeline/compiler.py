@@ -1,8 +1,8 @@
-"""The pipeline compiler: a checked v1model program to one compiled Python module.
+"""The pipeline compiler: a checked v1model or PNA program to one compiled Python module.
 
 Compilation happens once per program. `CompiledProgram.bind(state)` then executes the
-module's code against one device's tables and externs, giving the six v1model blocks as
-plain Python functions.
+module's code against one device's tables and externs, giving the package's blocks (six
+for v1model's V1Switch, four for PNA_NIC) as plain Python functions.
 """
 
 from __future__ import annotations
@@ -99,17 +99,7 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
         h_type = parser.decl.params[1].type_ref.resolved
         m_type = parser.decl.params[2].type_ref.resolved
         sm_type = parser.decl.params[3].type_ref.resolved
-        for inst, name in zip(instances, V1MODEL_BLOCKS, strict=True):
-            self.block = inst
-            if name == "parser":
-                self.gen_parser(inst.decl, f"block_{name}")
-            elif name == "deparser":
-                self.gen_deparser(inst.decl, f"block_{name}")
-            elif _is_empty(inst.decl):
-                # Nothing to run: the device skips the call (saves a call per packet).
-                self.w.line(f"block_{name} = None")
-            else:
-                self.gen_control(inst, f"block_{name}")
+        self._gen_blocks(instances, V1MODEL_BLOCKS)
         for t in (h_type, m_type, sm_type):
             if isinstance(strip(t), StructLike):
                 self.values.class_for(strip(t))
@@ -120,6 +110,21 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
             std_meta_type=sm_type, values=self.values, instances=instances,
             field_lists=_field_lists(m_type),
         )
+
+    def _gen_blocks(self, instances: list[BlockInstance], names: tuple[str, ...]) -> None:
+        """`block_<name>` for each package argument: the first is the parser, the last
+        the deparser, the others controls."""
+        for inst, name in zip(instances, names, strict=True):
+            self.block = inst
+            if name == "parser":
+                self.gen_parser(inst.decl, f"block_{name}")
+            elif name == "deparser":
+                self.gen_deparser(inst.decl, f"block_{name}")
+            elif _is_empty(inst.decl):
+                # Nothing to run: the device skips the call (saves a call per packet).
+                self.w.line(f"block_{name} = None")
+            else:
+                self.gen_control(inst, f"block_{name}")
 
     def _code(self) -> Any:
         self.source = "\n\n".join(self.helpers) + "\n\n" + self.module.source()
@@ -152,16 +157,7 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
                       "pre_ostd": pre.decl.params[3].type_ref.resolved,
                       "main_istd": main.decl.params[2].type_ref.resolved,
                       "main_ostd": main.decl.params[3].type_ref.resolved}
-        for inst, name in zip(instances, PNA_BLOCKS, strict=True):
-            self.block = inst
-            if name == "parser":
-                self.gen_parser(inst.decl, f"block_{name}")
-            elif name == "deparser":
-                self.gen_deparser(inst.decl, f"block_{name}")
-            elif _is_empty(inst.decl):
-                self.w.line(f"block_{name} = None")
-            else:
-                self.gen_control(inst, f"block_{name}")
+        self._gen_blocks(instances, PNA_BLOCKS)
         for t in (h_type, m_type, *arch_types.values()):
             if isinstance(strip(t), StructLike):
                 self.values.class_for(strip(t))
