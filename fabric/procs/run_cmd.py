@@ -13,7 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from fabric.outcomes import outcome, run_figures
+from controller.topology import Role
+from fabric.outcomes import RETIRING, outcome, run_figures
 from fabric.scenario import ScenarioError, load_scenario
 
 from .scenario_run import (
@@ -109,12 +110,38 @@ def procs_outcome(done: ProcsRun, wiring: str, target: str) -> dict[str, Any]:
     """The simulator's outcome of the run, with what the procs mode adds."""
     result = outcome(done.scenario, {"mrc": done.result}, done.plan)
     figures = run_figures(done.result, done.plan)
+    if done.scenario.kind == "link-failure":
+        result["figures"]["failed_path_retired_after_us"] = failed_path_retirement(done)
     return {"scenario": done.scenario.name, "kind": done.scenario.kind, "wiring": wiring,
             "target": target, "seconds": round(done.seconds, 1),
             "transfer_seconds": round(done.result.end_us / 1e6, 3),
             "retransmits": figures["retransmits"], "packets_lost": figures["packets_lost"],
             "qp_stats": done.result.qp_stats,
             "ev_packets": figures["ev_packets"], "ev_events": figures["ev_events"], **result}
+
+
+def failed_path_retirement(done: ProcsRun) -> float | None:
+    """Microseconds from the failure to the first retirement of an EV through the
+    failed T0-T1 cable (None: none, or the cable is not one): on a loaded machine the
+    OS reorders packets between paths enough that the host also retires EVs of paths
+    that work, and the first retirement after the failure may be one of those."""
+    down = next((f for f in done.result.failures if f["action"] == "down"), None)
+    if down is None:
+        return None
+    device, _, port = str(down["target"]).rpartition(":")
+    plan = done.plan
+    if plan.fabric.switch(device) is None:
+        return None
+    link = next((k for k in plan.fabric.switch_links(device) if k.port == int(port)), None)
+    if link is None:
+        return None
+    t1 = device if plan.role_of(device) is Role.T1 else link.peer
+    if plan.role_of(t1) is not Role.T1:
+        return None
+    usid = plan.usids.node(t1)
+    times = [e.time_us for e in done.result.metrics.ev_events
+             if e.reason in RETIRING and e.time_us >= down["at_us"] and e.old_ev >> 16 == usid]
+    return round(min(times) - down["at_us"], 1) if times else None
 
 
 def print_outcome(report: dict[str, Any]) -> None:
@@ -133,6 +160,9 @@ def print_outcome(report: dict[str, Any]) -> None:
               f"{figures.get('failure_at_us', 0) / 1e6:.3f} s: packets lost "
               f"{figures.get('packets_lost')}, first EV retired "
               + (f"{retired / 1e3:.1f} ms after" if retired is not None else "never"))
+        through = figures.get("failed_path_retired_after_us")
+        print("  first EV through the failed link retired "
+              + (f"{through / 1e3:.1f} ms after" if through is not None else "never"))
     print(f"  retransmits {report['retransmits']}")
     for event in report["ev_events"]:
         print(f"  EV event at {event['time_us'] / 1e6:.3f} s: {event['nic']} {event['qp']} "
