@@ -128,6 +128,13 @@ class Network:
         return addresses
 
     def stop_servers(self) -> None:
-        for server in self.servers.values():
+        """Stop the P4Runtime servers and let go of every device's state (a NIC's
+        registers are tens of MB; gRPC may keep a stopped server's objects alive for a
+        while, and a report runs many networks one after the other)."""
+        for name, server in self.servers.items():
+            self.devices[name].target.reboot()
+            server.live_context()  # the server sees no pipeline: it drops its context
             server.stop(0)
         self.servers.clear()
+        for device in self.devices.values():
+            device.tm.clear()

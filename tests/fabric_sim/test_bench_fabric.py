@@ -1,0 +1,22 @@
+"""scripts/bench_fabric.py runs (quick mode) and prints its figures; no timing is
+asserted (the machine decides those)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bench_fabric_quick_prints_its_figures() -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_fabric.py"),
+                             "--quick"], capture_output=True, text=True, timeout=600,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "(1) small fabric (12 devices)" in out and "hops/s" in out
+    assert "(2) wall time against devices" in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:2] in ("12", "24")]
+    assert [row[0] for row in rows] == ["12", "24"]
