@@ -1,6 +1,7 @@
 """pna.p4's other externs on bm (tests/p4/pna/pna_externs.p4): Hash (bm's default
 algorithm is crc32), InternetChecksum, Meter, SelectByDirection, and a table with a
-pna_direct_counter and a pna_implementation (an ActionSelector), in P4Info too."""
+pna_direct_counter, a pna_implementation (an ActionSelector) and a pna_idle_timeout,
+in P4Info too."""
 
 from __future__ import annotations
 
@@ -59,9 +60,10 @@ def test_selector_table_with_direct_counter() -> None:
     spread.add_member(2, ActionCall("Main.fwd", (6,)))
     spread.set_group(10, [(1, 1), (2, 1)], create=True)
     entry = device.state.table("Main.route").insert(TableEntry((Exact(DST),), GroupRef(10)))
-    ports = {device.process(frame(a, 0, 0), port=3)[0].port for a in range(16)}
+    ports = {device.process(frame(a, 0, 0), port=3, now_us=7)[0].port for a in range(16)}
     assert ports == {5, 6}
     assert entry.direct_counter.packets == 16
+    assert entry.last_hit_ns == 7000  # pna_idle_timeout NOTIFY_CONTROL: hits are timed
 
 
 def test_p4info_of_pna_externs() -> None:
@@ -71,6 +73,7 @@ def test_p4info_of_pna_externs() -> None:
         ("Main.spread", True, 16)
     [table] = info.tables
     assert table.implementation_id == profile.preamble.id
+    assert table.idle_timeout_behavior == table.NOTIFY_CONTROL
     [counter] = info.direct_counters
     assert (counter.preamble.name, counter.direct_table_id) == ("Main.hits", table.preamble.id)
     assert [m.preamble.name for m in info.meters] == ["Main.meter"]

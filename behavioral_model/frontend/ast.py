@@ -628,6 +628,14 @@ class TableDecl(Declaration):
         return None
 
 
+    def pna_notifies_idle(self) -> bool:
+        """`pna_idle_timeout = PNA_IdleTimeout_t.NOTIFY_CONTROL` (pna.p4): the PNA
+        spelling of v1model's `support_timeout = true`."""
+        prop = self.property("pna_idle_timeout")
+        return (prop is not None and isinstance(prop.value, MemberExpr)
+                and prop.value.member == "NOTIFY_CONTROL")
+
+
 _PNA_PROPERTIES = {"implementation": ("pna_implementation",),
                    "counters": ("pna_direct_counter",), "meters": ("pna_direct_meter",)}
 

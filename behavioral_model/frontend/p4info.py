@@ -475,6 +475,8 @@ class _Generator:
                              ref.annotated)
                 dm.spec.unit = _METER_UNITS.get(unit, p4info_pb2.MeterSpec.UNSPECIFIED)
                 dm.direct_table_id = table_id
+        if decl.pna_notifies_idle():
+            table.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
         timeout = decl.property("support_timeout")
         if timeout is not None:
             if not isinstance(timeout.value, ast.BoolLiteral):

@@ -27,9 +27,11 @@ from .values import py_name
 
 
 def _supports_timeout(decl: ast.TableDecl) -> bool:
-    """``support_timeout = true`` (v1model); the P4Info generator rejects other values."""
+    """``support_timeout = true`` (v1model; the P4Info generator rejects other values) or
+    PNA's ``pna_idle_timeout = PNA_IdleTimeout_t.NOTIFY_CONTROL``."""
     prop = decl.property("support_timeout")
-    return prop is not None and isinstance(prop.value, ast.BoolLiteral) and prop.value.value
+    return (prop is not None and isinstance(prop.value, ast.BoolLiteral) and prop.value.value
+            or decl.pna_notifies_idle())
 
 
 def _has_return(node: Any) -> bool:

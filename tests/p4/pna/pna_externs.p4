@@ -1,5 +1,6 @@
 // pna.p4's other externs on bm: Hash, InternetChecksum (parser and deparser),
-// a table with pna_direct_counter and pna_implementation (an ActionSelector), Meter,
+// a table with pna_direct_counter, pna_implementation (an ActionSelector) and
+// pna_idle_timeout, Meter,
 // SelectByDirection.
 #include <core.p4>
 #include <pna.p4>
@@ -70,6 +71,7 @@ control Main(inout headers_t hdr, inout meta_t meta, in pna_main_input_metadata_
         actions = { fwd; }
         pna_direct_counter = hits;
         pna_implementation = spread;
+        pna_idle_timeout = PNA_IdleTimeout_t.NOTIFY_CONTROL;
         size = 16;
     }
 
