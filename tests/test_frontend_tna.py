@@ -16,7 +16,7 @@ import pytest
 
 from behavioral_model.frontend.errors import P4Error
 from behavioral_model.frontend.p4info import generate_p4info
-from behavioral_model.frontend.preprocess import BUILTIN_INCLUDE_DIR, preprocess_text
+from behavioral_model.frontend.preprocess import BUILTIN_INCLUDE_DIR, preprocess, preprocess_text
 from behavioral_model.program import check_source
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,6 +88,15 @@ def test_a_tna_program_checks() -> None:
     checked = _check(HEADER + GOOD_INGRESS + MAIN)
     # The blocks of the pipe, through the Pipeline instance main is given.
     assert [b.name for b in checked.package_blocks] == ["IP", "I", "D", "EP", "E", "D"]
+
+
+def test_what_typical_tna_programs_use_checks() -> None:
+    checked = check_source(preprocess(REPO / "tests" / "p4" / "tna_typical.p4"))
+    assert [b.name for b in checked.package_blocks] == ["IP", "I", "ID", "EP", "E", "ED"]
+    text = (REPO / "tests" / "p4" / "tna_typical.p4").read_text()
+    line, err = _error(text.replace("ActionSelector(ap, h,", "ActionSelector(ap, ap,"))
+    assert "argument 'hash' of ActionSelector: expected Hash<_>, got ActionProfile" in err
+    assert line == _line_of(text, "ActionSelector(ap, h,")
 
 
 def test_the_tna_switch_checks_in_the_cli() -> None:

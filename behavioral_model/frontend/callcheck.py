@@ -294,6 +294,13 @@ class CallChecker:
             return
         if isinstance(pt, DontCareT):
             return
+        if isinstance(pt, ExternT) and isinstance(at, ExternT) and pt.decl is at.decl and \
+                len(pt.type_args) == len(at.type_args) and all(
+                    isinstance(p, DontCareT) or p == a
+                    for p, a in zip(pt.type_args, at.type_args, strict=True)):
+            # A don't-care type argument matches any: `Hash<_>` takes every Hash (TNA's
+            # ActionSelector).
+            return
         if isinstance(pt, ParserT | ControlT) and type(at) is type(pt):
             self._match_block(pt, at, bindings, arg, what)
             return
