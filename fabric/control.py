@@ -1,122 +1,128 @@
-"""The controller's side of a simulated run: every device gets its pipeline and its
-planned entities over P4Runtime, from a loopback gRPC server per device, exactly as the
-controller programs real switches; nothing is written into a device behind its back.
+"""The controller's side of a simulated run, done by the controller itself
+(``controller.apply`` and ``controller.react``), over P4Runtime, exactly as it programs
+real switches; nothing is written into a device behind its back.
 
-This module is a minimal stand-in for ``mrc-ctl apply`` and its digest reactor, which
-are being written in ``controller/``; once they land, ``FabricProgrammer`` becomes a
-call to them and this file shrinks to the glue. What it does meanwhile:
+* Before traffic: ``apply_fabric`` pushes every device's pipeline and writes its
+  planned entities (the plan as a scenario changes it, ``fabric.plan_overrides``).
+* During the run: the simulator hands each NIC digest, at the virtual time it happens,
+  to the controller's ``Reactor.handle_digest`` (top-ups of backup EVs), on the
+  simulation thread. Its P4Runtime writes are blocking calls, so virtual time stands
+  still while it works and a run stays deterministic. The reactor's probes are left
+  out: its probe schedule runs on wall-clock time (``ProbeSchedule``), which a
+  simulation cannot drive yet.
+* After a switch reboot: the controller's ``program`` (pipeline, then reconcile) brings
+  the device back, top-ups included.
 
-* ``program_all``: per device, SetForwardingPipelineConfig (VERIFY_AND_COMMIT, the P4
-  source bundle of the topology's program) then one Write batch of INSERTs: table
-  entries, PRE multicast groups and the digest config, encoded from P4Info names by
-  ``p4rt_client``. It completes before any traffic starts.
-* ``program_device``: the same for one device (after a reboot in a failure scenario).
-* ``on_digest``: the reactor hook. The NIC refills a retired EV's slot from its backups
-  on its own (docs/mrc-nic.md section 5); this stand-in only records the events, which
-  the simulator hands over synchronously at the virtual time they happen.
+Each device is served on a Unix socket of its own (``topology_for_simulation``), so
+the addresses in the plan are the simulator's and runs never compete for TCP ports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
+from typing import Any
 
-from p4.config.v1 import p4info_pb2
-from p4.v1 import p4runtime_pb2
+from p4.v1 import p4data_pb2, p4runtime_pb2
 
-from behavioral_model.frontend.p4info import generate_p4info
-from behavioral_model.p4runtime.device_config import make_bundle
-from behavioral_model.program import load_program
+import controller.react.reactor as reactor_module
 from behavioral_model.runtime.digests import DigestMessage
-from controller.plan import DigestConfig, Entity, Exact, MulticastGroup, TableEntry
-from p4rt_client import P4InfoHelper, P4RuntimeSession, update
+from controller.apply import apply_fabric, program
+from controller.device import PipelineCache
+from controller.events import EventLog
+from controller.plan import FabricPlan
+from controller.react.reactor import Reactor
+from p4rt_client import encode_value
 
-# Election id of the simulated controller: it is the only one, so any id is primary.
-ELECTION_ID = (0, 1)
-
-
-@dataclass(frozen=True)
-class CompiledProgram:
-    """What SetForwardingPipelineConfig sends for one P4 program."""
-
-    p4info: p4info_pb2.P4Info
-    bundle: bytes
-    helper: P4InfoHelper
+# The simulated controller is the only one: any election id makes it the primary.
+ELECTION_ID = (0, 10)
+# Pipelines (P4Info and source bundle of each program) built once per process: a
+# report makes a dozen runs, and building one costs about half a second.
+PIPELINES = PipelineCache()
 
 
-@cache
-def compiled_program(path: Path) -> CompiledProgram:
-    """P4Info and source bundle of a program (its includes in ``include/`` beside it,
-    the layout of ``p4src/``); compiled once per process."""
-    includes = [path.parent / "include"] if (path.parent / "include").is_dir() else []
-    p4info = generate_p4info(load_program(path, includes).checked)
-    return CompiledProgram(p4info, make_bundle(path, includes), P4InfoHelper(p4info))
+def _reactor(plan: FabricPlan, log: EventLog) -> Reactor:
+    """The controller's reactor, on the shared pipelines. Adapter, to be deleted once
+    ``Reactor`` takes a ``pipelines`` argument as ``apply_fabric`` does: it builds its
+    own cache, so the class it uses is swapped for the duration of the call."""
+    built = reactor_module.PipelineCache
+    reactor_module.PipelineCache = lambda: PIPELINES  # type: ignore[assignment,misc]
+    try:
+        return Reactor(plan, log, election_id=ELECTION_ID)
+    finally:
+        reactor_module.PipelineCache = built  # type: ignore[misc]
 
 
-def to_update(helper: P4InfoHelper, entity: Entity) -> p4runtime_pb2.Update:
-    """One INSERT for a planned entity, encoded through P4Info by name."""
-    if isinstance(entity, TableEntry):
-        match = {name: m.value if isinstance(m, Exact) else (m.value, m.prefix_len)
-                 for name, m in entity.match}
-        obj = helper.table_entry(entity.table, match, entity.action, dict(entity.params))
-    elif isinstance(entity, MulticastGroup):
-        obj = helper.multicast_group_entry(
-            entity.group_id, [(r.port, r.instance) for r in entity.replicas])
-    elif isinstance(entity, DigestConfig):
-        obj = helper.digest_entry(entity.digest, entity.max_timeout_ns,
-                                  entity.max_list_size, entity.ack_timeout_ns)
-    else:
-        raise TypeError(f"unknown planned entity {entity!r}")
-    return update(p4runtime_pb2.Update.INSERT, obj)
+class ProgrammingError(Exception):
+    """A device the controller could not program; ``str()`` is one line per device."""
 
 
-@dataclass
-class DeviceEndpoint:
-    """Where the controller reaches one device, and what it runs."""
+def topology_for_simulation(data: dict[str, Any], sockets: Path,
+                            resolve: Any) -> dict[str, Any]:
+    """A topology (parsed YAML) with every device's P4Runtime address on a Unix
+    socket in ``sockets`` and every program path made absolute by ``resolve``."""
+    out = dict(data)
+    address = f"unix:{sockets}/{{name}}.sock"
+    if isinstance(out.get("clos"), dict):
+        out["clos"] = {**out["clos"], "p4runtime": address}
+    for plane in out.get("planes") or []:
+        for role in ("t1", "t0"):
+            for device in (plane or {}).get(role) or []:
+                _relocate(device, address, resolve)
+    for nic in out.get("nics") or []:
+        _relocate(nic, address, resolve)
+    if isinstance(out.get("defaults"), dict):
+        defaults = dict(out["defaults"])
+        for key in ("switch_program", "nic_program"):
+            if isinstance(defaults.get(key), str):
+                defaults[key] = str(resolve(defaults[key]))
+        out["defaults"] = defaults
+    return out
 
-    name: str
-    address: str
-    device_id: int
-    program: Path
+
+def _relocate(device: Any, address: str, resolve: Any) -> None:
+    if isinstance(device, dict) and isinstance(device.get("name"), str):
+        device["address"] = address.format(name=device["name"])
+        if isinstance(device.get("program"), str):
+            device["program"] = str(resolve(device["program"]))
 
 
-@dataclass
-class FabricProgrammer:
-    """Programs devices over P4Runtime and receives their events."""
+class FabricController:
+    """The controller of one simulated run."""
 
-    devices: dict[str, DeviceEndpoint]
-    entities_of: Callable[[str], Iterable[Entity]]
-    events: list[tuple[float, str, DigestMessage]] = field(default_factory=list)
-    _sessions: dict[str, P4RuntimeSession] = field(default_factory=dict)
+    def __init__(self, plan: FabricPlan) -> None:
+        self.plan = plan
+        self.log = EventLog(out=None, keep=100_000)
+        self.reactor: Reactor | None = None
 
-    def _session(self, name: str) -> P4RuntimeSession:
-        session = self._sessions.get(name)
-        if session is None:
-            device = self.devices[name]
-            session = P4RuntimeSession(device.address, device.device_id,
-                                       election_id=ELECTION_ID)
-            session.connect()
-            self._sessions[name] = session
-        return session
+    def program_all(self) -> None:
+        failed = [o for o in apply_fabric(self.plan, self.log, election_id=ELECTION_ID,
+                                          pipelines=PIPELINES) if not o.ok]
+        if failed:
+            raise ProgrammingError("\n".join(f"{o.device}: {o.problem}: {o.message}"
+                                             for o in failed))
+        self.reactor = _reactor(self.plan, self.log)
+        for link in self.reactor.links.values():
+            link.connect()
 
-    def program_device(self, name: str) -> int:
-        """Load the device's pipeline and write its entities; returns how many."""
-        program = compiled_program(self.devices[name].program)
-        session = self._session(name)
-        session.set_pipeline(program.p4info, program.bundle)
-        updates = [to_update(program.helper, e) for e in self.entities_of(name)]
-        session.write(updates)
-        return len(updates)
+    def on_digest(self, device: str, messages: list[DigestMessage]) -> None:
+        if self.reactor is None or not messages:
+            return
+        digest = p4runtime_pb2.DigestList(list_id=len(self.log.recent),
+                                          timestamp=messages[0].timestamp_us * 1000)
+        for message in messages:
+            digest.data.append(p4data_pb2.P4Data(struct=p4data_pb2.P4StructLike(members=[
+                p4data_pb2.P4Data(bitstring=encode_value(v, 64)) for v in message.values])))
+        self.reactor.handle_digest(device, digest)
 
-    def program_all(self) -> int:
-        return sum(self.program_device(name) for name in self.devices)
+    def program_device(self, device: str) -> None:
+        """Bring a device back after a reboot (its pipeline and entries, top-ups too)."""
+        assert self.reactor is not None
+        program(self.reactor.links[device], self.plan, self.reactor.book, self.log)
 
-    def on_digest(self, now_us: float, device: str, message: DigestMessage) -> None:
-        self.events.append((now_us, device, message))
+    def events(self, name: str) -> int:
+        return self.log.count(name)
 
     def close(self) -> None:
-        for session in self._sessions.values():
-            session.close()
-        self._sessions.clear()
+        if self.reactor is not None:
+            for link in self.reactor.links.values():
+                link.close()

@@ -1,8 +1,8 @@
-"""What a scenario changes in the controller's plan before it is applied: a QP reduced
-to a single fixed path (the baseline: one EV per QP, like ECMP-hashed RoCE) and slots
-pinned to chosen T1s (two QPs forced onto one path). Both only rewrite planned NIC
-entries, which the controller then writes over P4Runtime like any other; no device is
-configured behind its back.
+"""What a scenario changes in the controller's plan: a QP reduced to a single fixed
+path (the baseline: one EV per QP, like ECMP-hashed RoCE) and slots pinned to chosen
+T1s (two QPs forced onto one path). ``OverriddenPlan`` is a ``FabricPlan`` whose NIC
+entries are rewritten so; the controller applies it (and reconciles against it) like
+any plan, over P4Runtime, so no device is configured behind its back.
 
 * ``single_path``: ``qp_context`` gets ``ev_slots`` 1, ``ev_mask`` 0, ``min_active`` 1
   and no backups, and only EV id 0 (slot 0, on plane 0) keeps its ``qp_ev`` entry. A
@@ -15,28 +15,29 @@ configured behind its back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from controller.plan import Entity, FabricPlan, TableEntry
 from controller.plan import p4names as n
+from controller.plan.fabric_plan import TopUps
 from controller.topology import QpDecl
 
-__all__ = ["PlanOverrides"]
+__all__ = ["OverriddenPlan", "override"]
 
 
-class PlanOverrides:
-    def __init__(self, plan: FabricPlan, single_path: Sequence[str] = (),
-                 pins: Mapping[str, Sequence[int]] | None = None) -> None:
-        self.plan = plan
-        self.single_path = frozenset(single_path)
-        self.pins = dict(pins or {})
+@dataclass(frozen=True)
+class OverriddenPlan(FabricPlan):
+    single_path: frozenset[str] = frozenset()
+    # (QP, T1 index of each slot), a tuple so that the plan stays hashable
+    pins: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
-    def entities(self, device: str) -> list[Entity]:
+    def device_entities(self, name: str, topped_up: TopUps | None = None) -> list[Entity]:
         """The device's planned entities with the overrides applied."""
-        entities = self.plan.device_entities(device)
-        sides = self.plan.qp_sides.get(device, ())
+        entities = super().device_entities(name, topped_up)
+        sides = self.qp_sides.get(name, ())
         for qp, side in sides:
             index = qp.ends[side].qp_index
-            pin = self.pins.get(qp.name)
+            pin = dict(self.pins).get(qp.name)
             if pin is not None:
                 entities = [self._pinned(e, qp, side, index, pin) for e in entities]
             if qp.name in self.single_path:
@@ -52,14 +53,21 @@ class PlanOverrides:
         slot = _key(entity, "ev_id")
         if slot >= len(pin):
             return entity
-        fabric = self.plan.fabric
+        fabric = self.fabric
         planes = fabric.planes
         local, remote = qp.ends[side], qp.ends[1 - side]
         plane = slot % planes
         t1s = fabric.common_t1s(plane, fabric.nic_link(local.nic, plane).peer,
                                 fabric.nic_link(remote.nic, plane).peer)
         t1 = t1s[pin[slot] % len(t1s)]
-        return entity._replace(params=(("t1_usid", self.plan.usids.node(t1.name)),))
+        return entity._replace(params=(("t1_usid", self.usids.node(t1.name)),))
+
+
+def override(plan: FabricPlan, single_path: Sequence[str] = (),
+             pins: Mapping[str, Sequence[int]] | None = None) -> OverriddenPlan:
+    return OverriddenPlan(fabric=plan.fabric, usids=plan.usids, qp_sides=plan.qp_sides,
+                          single_path=frozenset(single_path),
+                          pins=tuple((qp, tuple(t1s)) for qp, t1s in (pins or {}).items()))
 
 
 def _key(entry: TableEntry, field: str) -> int:

@@ -11,26 +11,29 @@ from __future__ import annotations
 
 import ipaddress
 import random
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from zlib import crc32
 
 import simpy
+import yaml
 
 from controller.plan import FabricPlan, make_plan
-from controller.topology import TopologyError, load_topology
+from controller.topology import TopologyError, load_topology, parse_topology
 from host import MemoryRegion, TransportConfig
 from host.completions import WriteHandle
 
-from .control import DeviceEndpoint, FabricProgrammer
+from .control import FabricController, ProgrammingError, topology_for_simulation
 from .metrics import Metrics
-from .plan_overrides import PlanOverrides
+from .plan_overrides import override
 from .scenario import Scenario, ScenarioError
 from .sim.events import call_later
 from .sim.host import SimHost
-from .sim.network import Network, NetworkConfig
+from .sim.network import Network, NetworkConfig, program_path
 
 Progress = Callable[[float], None]  # fraction of the run's bytes delivered
 
@@ -65,11 +68,26 @@ class RunResult:
     # benchmarks, never in reports (a report depends only on the scenario and seed)
     sim_wall_s: float = 0.0
     sim_cpu_s: float = 0.0
+    # what the controller did: events of its log by name
+    controller_events: dict[str, int] = field(default_factory=dict)
 
 
-def load_plan(scenario: Scenario) -> FabricPlan:
+def load_plan(scenario: Scenario, sockets: Path | None = None) -> FabricPlan:
+    """The plan of the scenario's topology; with ``sockets``, as the simulator serves
+    it (every device on a Unix socket there, ``fabric.control``)."""
+    path = scenario.topology_path()
     try:
-        return make_plan(load_topology(scenario.topology_path()))
+        if sockets is None:
+            return make_plan(load_topology(path))
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            return make_plan(load_topology(path))  # the controller says what is wrong
+        if not isinstance(data, dict):
+            return make_plan(load_topology(path))
+        data = topology_for_simulation(data, sockets,
+                                       lambda p: program_path(p, str(path)))
+        return make_plan(parse_topology(yaml.safe_dump(data), str(path)))
     except TopologyError as err:
         raise ScenarioError(f"{scenario.path}: topology: {err}") from None
 
@@ -107,40 +125,45 @@ def transport_config(scenario: Scenario) -> TransportConfig:
 
 def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
                  progress: Progress | None = None) -> RunResult:
-    plan = load_plan(scenario)
-    check_names(scenario, plan)
+    with tempfile.TemporaryDirectory(prefix="mrc-sim-") as sockets:
+        plan = load_plan(scenario, Path(sockets))
+        check_names(scenario, plan)
+        single = [qp.name for qp in plan.fabric.qps] if mode == "baseline" else []
+        return _build_and_run(scenario, mode, only, override(plan, single, scenario.pin),
+                              progress)
+
+
+def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
+                   plan: FabricPlan, progress: Progress | None) -> RunResult:
     spec = scenario.network
     config = NetworkConfig(link_rate_bps=spec.link_rate_gbps * 1e9,
                            link_delay_us=spec.link_delay_us,
                            host_delay_us=spec.host_delay_us,
                            queue_depth=spec.queue_depth, seed=scenario.seed)
     network = Network(plan, config, transport_config(scenario))
-    single = [qp.name for qp in plan.fabric.qps] if mode == "baseline" else []
-    overrides = PlanOverrides(plan, single_path=single, pins=scenario.pin)
     metrics = Metrics(plan, scenario.bin_us)
-    addresses = network.start_servers()
-    programmer = FabricProgrammer(
-        {name: DeviceEndpoint(name, addresses[name], network.devices[name].target.device_id,
-                              network.programs[name]) for name in network.devices},
-        overrides.entities)
+    controller = FabricController(plan)
     try:
-        programmer.program_all()
-        return _run(scenario, mode, only, network, programmer, metrics, progress)
+        network.start_servers()
+        controller.program_all()
+        return _run(scenario, mode, only, network, controller, metrics, progress)
+    except ProgrammingError as err:
+        raise ScenarioError(f"{scenario.path}: the controller could not program the "
+                            f"fabric: {err}") from None
     finally:
-        programmer.close()
+        controller.close()
         network.stop_servers()
 
 
 def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
-         programmer: FabricProgrammer, metrics: Metrics,
+         controller: FabricController, metrics: Metrics,
          progress: Progress | None) -> RunResult:
     env = network.env
     plan = network.plan
 
     def digests(device: Any, messages: list) -> None:
         metrics.on_digests(env.now, device.name, messages)
-        for message in messages:
-            programmer.on_digest(env.now, device.name, message)
+        controller.on_digest(device.name, messages)
 
     for nic in plan.fabric.nics():
         device = network.devices[nic.name]
@@ -204,7 +227,7 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
     for i, load in enumerate(loads):
         pending[0] += load.messages
         call_later(env, load.start_us, post, i)
-    failures = _schedule_failures(scenario, network, programmer)
+    failures = _schedule_failures(scenario, network, controller)
     if progress is not None and total:
         _tick(env, scenario.bin_us * 10, lambda: progress(
             min(1.0, sum(m.delivered_bytes for m in metrics.qps.values()) / total)))
@@ -224,7 +247,8 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
                  for name, cable in network.cables.items()},
         packet_hops=sum(d.counters.hops for d in network.devices.values()),
         qp_stats=_qp_stats(plan, hosts, loads), failures=failures, sim_wall_s=wall,
-        sim_cpu_s=cpu)
+        sim_cpu_s=cpu, controller_events={name: controller.events(name) for name in (
+            "top-up", "no-backup-left", "pushed", "wrote")})
 
 
 def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str, int]]:
@@ -238,7 +262,7 @@ def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str,
 
 
 def _schedule_failures(scenario: Scenario, network: Network,
-                       programmer: FabricProgrammer) -> list[dict[str, Any]]:
+                       controller: FabricController) -> list[dict[str, Any]]:
     env = network.env
     log: list[dict[str, Any]] = []
 
@@ -265,7 +289,7 @@ def _schedule_failures(scenario: Scenario, network: Network,
     def rebooted(device: str, cables: list) -> None:
         # The controller finds the device back and programs it again; virtual time
         # stands still while it does (a blocking call from the simulation thread).
-        programmer.program_device(device)
+        controller.program_device(device)
         for cable in cables:
             cable.up = True
         log.append({"at_us": env.now, "action": "reprogrammed", "target": device})

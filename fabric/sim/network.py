@@ -1,5 +1,5 @@
 """A whole fabric in one simpy environment, built from the controller's plan: a
-:class:`SimDevice` per switch and NIC, each behind its own loopback P4Runtime server, a
+:class:`SimDevice` per switch and NIC, each behind its own P4Runtime server, a
 :class:`Cable` per link of the topology, and a host endpoint behind every NIC.
 
 Devices start empty, as real switches do: the controller loads their pipelines and
@@ -59,7 +59,6 @@ class Network:
         self.env = simpy.Environment()
         self.devices: dict[str, SimDevice] = {}
         self.servers: dict[str, P4RuntimeServer] = {}
-        self.programs: dict[str, Path] = {}
         self.cables: dict[str, Cable] = {}
         self._cable_at: dict[tuple[str, int], Cable] = {}
         self.hosts: dict[str, SimHost] = {}
@@ -70,7 +69,6 @@ class Network:
             access = node.access
             target = SimTarget(name, access.device_id, config.seed, self._now, c.CPU_PORT)
             self.devices[name] = SimDevice(self.env, target, config.queue_depth)
-            self.programs[name] = program_path(access.program, fabric.source)
         self._cable_fabric()
         for nic in fabric.nics():
             self._attach_host(nic.name, str(ipaddress.IPv6Address(nic.ipv6)), transport)
@@ -117,15 +115,15 @@ class Network:
         return [cable for (name, _), cable in self._cable_at.items() if name == device]
 
     # -- P4Runtime ------------------------------------------------------------------------
-    def start_servers(self) -> dict[str, str]:
-        """A loopback P4Runtime server per device; returns name -> address."""
-        addresses = {}
+    def start_servers(self) -> None:
+        """A P4Runtime server per device, at the address the plan gives it."""
+        fabric = self.plan.fabric
         for name, device in self.devices.items():
-            server = P4RuntimeServer(device.target, "127.0.0.1:0", max_workers=2)
+            node = fabric.switch(name) or fabric.nic(name)
+            assert node is not None
+            server = P4RuntimeServer(device.target, node.access.address, max_workers=2)
             server.start()
             self.servers[name] = server
-            addresses[name] = f"127.0.0.1:{server.port}"
-        return addresses
 
     def stop_servers(self) -> None:
         """Stop the P4Runtime servers and let go of every device's state (a NIC's
