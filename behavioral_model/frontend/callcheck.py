@@ -295,6 +295,7 @@ class CallChecker:
         if isinstance(pt, DontCareT):
             return
         if isinstance(pt, ExternT) and isinstance(at, ExternT) and pt.decl is at.decl and \
+                any(isinstance(p, DontCareT) for p in pt.type_args) and \
                 len(pt.type_args) == len(at.type_args) and all(
                     isinstance(p, DontCareT) or p == a
                     for p, a in zip(pt.type_args, at.type_args, strict=True)):
