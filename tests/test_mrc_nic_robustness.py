@@ -1,5 +1,6 @@
-"""Robustness of p4src/mrc_nic.p4: 100,000 random, truncated and mutated frames into
-every kind of NIC port (host, plane ports, a port no plane uses, the CPU port).
+"""Robustness of p4src/mrc_nic.p4, and of the same NIC for PNA (p4src/pna/mrc_nic.p4):
+100,000 random, truncated and mutated frames into every kind of NIC port (host, plane
+ports, a port no plane uses, the CPU port).
 
 No frame may raise, and each must meet the fate docs/mrc-nic.md gives it: a reference
 classifier written here from the spec (the parse graph of p4src/include/parser.p4 and the
@@ -22,6 +23,7 @@ import struct
 from collections import Counter
 from dataclasses import dataclass
 
+import pytest
 from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
@@ -229,8 +231,9 @@ def _frames(rng: random.Random, templates: list[tuple[int, bytes]], count: int):
         yield port, frame
 
 
-def test_nic_fuzz() -> None:
-    pair = BackToBack(load_program("p4src/mrc_nic.p4"), CONFIG)
+@pytest.mark.parametrize("program", ["p4src/mrc_nic.p4", "p4src/pna/mrc_nic.p4"])
+def test_nic_fuzz(program: str) -> None:
+    pair = BackToBack(load_program(program), CONFIG)
     side = pair.a
     drops = side.state.counter("drop_counter")
     reasons = range(c.NIC_DROP_REASON_COUNT)
