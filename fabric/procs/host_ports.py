@@ -46,8 +46,8 @@ class PacedPort:
         """Send the frames due by ``now_s``; when the next one is due (None: none)."""
         while self._queue and self._next_s <= now_s:
             self.port.send(self._queue.popleft())
-            # on time, or one gap of catching up after a late call, never a burst
-            self._next_s = max(self._next_s, now_s - self.gap_s) + self.gap_s
+            # a gap after the later of when it was due and when it went: never a burst
+            self._next_s = max(self._next_s, now_s) + self.gap_s
         return self._next_s if self._queue else None
 
     def set_receiver(self, receiver: Receiver | None) -> None:

@@ -15,12 +15,12 @@ from pathlib import Path
 from p4rt_client import wait_for_grpc
 from protocol.constants import CPU_PORT
 
+from .bmv2 import bmv2_command
 from .layout import DeviceSpec
 
-__all__ = ["BMV2_SWITCH", "DeviceFailure", "DeviceProcesses", "switch_command"]
+__all__ = ["DeviceFailure", "DeviceProcesses", "switch_command"]
 
 PRIORITY_QUEUES = 8  # both programs set standard_metadata.priority up to 7
-BMV2_SWITCH = "simple_switch_grpc"
 STOP_GRACE_S = 5.0
 
 
@@ -35,11 +35,7 @@ def switch_command(device: DeviceSpec, python: str = sys.executable,
     ports = [arg for port, iface in device.interfaces for arg in ("-i", f"{port}@{iface}")]
     ports = ports or ["--packet-in", device.packet_in]
     if device.target == "bmv2":
-        # simple_switch_grpc takes its target options after "--"
-        return [BMV2_SWITCH, "--no-p4", "--device-id", str(device.device_id), *ports,
-                "--log-file", device.log_file, "--log-level", log_level, "--",
-                "--grpc-server-addr", device.grpc_address, "--cpu-port", str(CPU_PORT),
-                "--priority-queues", str(PRIORITY_QUEUES)]
+        return bmv2_command(device, ports, log_level, PRIORITY_QUEUES)
     return [python, "-m", "behavioral_model", "switch", "--no-p4",
             "--device-id", str(device.device_id),
             "--grpc-server-addr", device.grpc_address,

@@ -116,7 +116,7 @@ def procs_outcome(done: ProcsRun, wiring: str, target: str) -> dict[str, Any]:
             "target": target, "seconds": round(done.seconds, 1),
             "transfer_seconds": round(done.result.end_us / 1e6, 3),
             "retransmits": figures["retransmits"], "packets_lost": figures["packets_lost"],
-            "qp_stats": done.result.qp_stats,
+            "qp_stats": done.result.qp_stats, "links": done.links.get("links", []),
             "ev_packets": figures["ev_packets"], "ev_events": figures["ev_events"], **result}
 
 

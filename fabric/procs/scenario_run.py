@@ -20,12 +20,14 @@ import ipaddress
 import random
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from zlib import crc32
 
+from controller.device import PipelineError
 from controller.events import EventLog
 from controller.health import read_health
 from controller.plan import FabricPlan, make_plan
@@ -49,6 +51,7 @@ __all__ = ["DEFAULT_TIME_SCALE", "ProcsRun", "ProcsRunError", "run_procs_scenari
 DEFAULT_TIME_SCALE = 1000.0
 PROGRAM_TIMEOUT_S = 180.0  # every device compiles its program when it is pushed
 POLL_S = 0.002
+DELIVERY_GRACE_S = 10.0  # after the last write completed, for the receivers to catch up
 FRAME_OVERHEAD = 128  # bytes of headers around a data packet's payload, roughly
 _REASONS = {"always-skip": c.EV_EVENT_ALWAYS_SKIP, "host-loss": c.EV_EVENT_HOST_LOSS,
             "restored": c.EV_EVENT_RESTORED, "floor": c.EV_EVENT_FLOOR}
@@ -97,38 +100,49 @@ def run_procs_scenario(scenario: Scenario, setup: FabricSetup, workdir: Path, *,
         raise ScenarioError(f"{scenario.path}: reboot failures are not supported in procs "
                             "mode (only down, up and loss)")
     scaled = scaled_for_procs(scenario, time_scale)
+    workdir.mkdir(parents=True, exist_ok=True)
+    log = EventLog(out=(workdir / "controller.log").open("w", encoding="utf-8"))
+    try:
+        return _run_on_processes(scaled, plan, setup, workdir, log,
+                          host_frames_per_s(scenario, time_scale), timeout_s, say)
+    finally:
+        if log.out is not None:
+            log.out.close()
+
+
+def _run_on_processes(scenario: Scenario, plan: FabricPlan, setup: FabricSetup,
+                      workdir: Path, log: EventLog, frames_per_s: float, timeout_s: float,
+                      say: Progress) -> ProcsRun:
+    started = time.monotonic()
+    try:
+        # builds every pipeline before any process starts: a program that cannot be
+        # built (e.g. BMv2 without p4c) is reported at once
+        reactor = Reactor(plan, log)
+    except PipelineError as error:
+        raise ProcsRunError(str(error)) from None
     fabric = ProcessFabric(setup.layout, workdir, seed=scenario.seed,
                            topology=str(scenario.topology_path()), veth=setup.veth)
-    started = time.monotonic()
     say(f"starting {len(setup.layout.devices)} device processes")
     try:
         fabric.start()
     except Exception as error:  # DeviceFailure, NetnsError, OSError: already stopped
         raise ProcsRunError(str(error)) from None
-    log = EventLog(out=(workdir / "controller.log").open("w", encoding="utf-8"))
-    reactor: Reactor | None = None
     ports: list[PacketPort] = []
     try:
-        reactor = Reactor(plan, log)
         reactor.start()
         say("programming every device over P4Runtime")
         _wait_programmed(reactor, fabric, PROGRAM_TIMEOUT_S)
         threading.Thread(target=reactor.run, name="reactor", daemon=True).start()
-        run = _Run(scaled, plan, fabric, reactor, log, setup,
-                   host_frames_per_s(scenario, time_scale))
-        ports = run.ports
+        run = _Run(scenario, plan, fabric, reactor, log, setup, frames_per_s, ports)
         say("running the workloads")
         result = run.execute(timeout_s)
-        links = fabric.panel.snapshot()
-        return ProcsRun(result, plan, scaled, time.monotonic() - started, links)
+        return ProcsRun(result, plan, scenario, time.monotonic() - started,
+                        fabric.panel.snapshot())
     finally:
         for port in ports:
             port.close()
-        if reactor is not None:
-            reactor.close()
+        reactor.close()
         fabric.stop()
-        if log.out is not None:
-            log.out.close()
 
 
 def _wait_programmed(reactor: Reactor, fabric: ProcessFabric, timeout_s: float) -> None:
@@ -163,15 +177,18 @@ class _Run:
 
     def __init__(self, scenario: Scenario, plan: FabricPlan, fabric: ProcessFabric,
                  reactor: Reactor, log: EventLog, setup: FabricSetup,
-                 frames_per_s: float) -> None:
+                 frames_per_s: float, ports: list[PacketPort]) -> None:
+        """``ports``: where the hosts' ports go as they are opened, for the caller to
+        close whatever happens."""
         self.scenario = scenario
         self.plan = plan
         self.fabric = fabric
         self.reactor = reactor
         self.metrics = Metrics(plan, scenario.bin_us)
-        self.ports: list[PacketPort] = []
+        self.ports = ports
         self.paced: list[PacedPort] = []
         self.hosts: dict[str, Endpoint] = {}
+        self.messages_received: dict[str, int] = defaultdict(int)
         self.t0 = time.time()
         self._events: list[tuple[float, dict[str, Any]]] = []
         log.listeners.append(self._on_event)
@@ -232,6 +249,8 @@ class _Run:
             self._step()
         end_us = now_us()
         finished = all(w.ok for w in writes) and not pending
+        if finished:
+            self._await_delivery(writes, min(deadline, time.monotonic() + DELIVERY_GRACE_S))
         intact = finished and all(
             bytes(self._region(nic, qp).read(0, len(data))) == bytes(data)
             for (qp, nic), data in expected.items())
@@ -240,6 +259,26 @@ class _Run:
             scenario=scenario.name, mode="mrc", only=(), end_us=end_us, finished=finished,
             intact=intact, writes=writes, metrics=self.metrics, network=self._network(),
             qp_stats=self._qp_stats(), failures=log)
+
+    def _await_delivery(self, writes: list[WriteRecord], until: float) -> None:
+        """Keep the hosts running until every receiver has every message whole: the
+        sender's write completes on the receiving NIC's SACKs, and the NIC may still
+        be passing the last packets to its host (in the simulator it is done by then;
+        here it is another process, scheduled when the OS likes)."""
+        expected: dict[str, int] = {}
+        for write in writes:
+            qp = self.plan.qp(write.qp)
+            assert qp is not None
+            dst = qp.ends[1] if qp.ends[0].nic == write.sender else qp.ends[0]
+            expected[dst.nic] = expected.get(dst.nic, 0) + 1
+
+        def delivered() -> bool:
+            for nic in expected:
+                self.messages_received[nic] += len(self.hosts[nic].poll_completions())
+            return all(self.messages_received[nic] >= n for nic, n in expected.items())
+
+        while not delivered() and time.monotonic() < until:
+            self._step()
 
     def _open_qps(self) -> dict[tuple[str, str], int]:
         plan = self.plan

@@ -14,7 +14,7 @@ import yaml
 from controller.topology import Fabric, load_topology
 from controller.topology.load import parse_topology
 
-from .launcher import BMV2_SWITCH
+from .bmv2 import BMV2_SWITCH
 
 __all__ = ["TARGETS", "TargetError", "check_target", "load_fabric"]
 

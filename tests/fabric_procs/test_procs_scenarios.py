@@ -96,7 +96,7 @@ failures:
     scenario = load_scenario(path)
     setup = fabric_setup(scenario.topology_path(), workdir, "veth")
     report = procs_outcome(run_procs_scenario(scenario, setup, workdir), "veth", "bm")
-    assert checks(report)["transfer intact"]
+    assert checks(report)["transfer intact"], report
     figures = report["figures"]
     assert figures["failed_link"] == "p0-t0-0:4"
     assert figures["failed_path_retired_after_us"] is not None  # an EV through it retired
@@ -112,7 +112,7 @@ def test_spray_on_nn_from_the_command_line(workdir: Path) -> None:
     assert "Traceback" not in run.stderr
     report = json.loads(run.stdout)
     assert report["wiring"] == "nn" and report["target"] == "bm"
-    assert checks(report)["transfer intact"], run.stderr
+    assert checks(report)["transfer intact"], report
     assert sum(report["ev_packets"]["qp-a"].values()) >= 32
 
 

@@ -1,0 +1,72 @@
+"""The parts of procs mode that need no process: scenario times scaled to the wall
+clock, the hosts' pacing, --target over the topology's targets, BMv2's command line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fabric.procs.bmv2 import BMV2_SWITCH
+from fabric.procs.host_ports import PacedPort
+from fabric.procs.launcher import switch_command
+from fabric.procs.layout import DeviceSpec
+from fabric.procs.scenario_run import host_frames_per_s, scaled_for_procs
+from fabric.procs.targets import TargetError, check_target, load_fabric
+from fabric.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Wire:
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def send(self, frame: bytes) -> None:
+        self.sent.append(frame)
+
+
+def test_scenario_times_scale_to_the_wall_clock() -> None:
+    scenario = load_scenario(ROOT / "fabric" / "scenarios" / "link-failure.yaml")
+    scaled = scaled_for_procs(scenario, 1000)
+    assert [f.at_us for f in scaled.failures] == [300_000, 3_000_000]
+    assert scaled.transport.rto_us == scenario.transport.rto_us * 1000
+    assert scaled.retire_bound_us == scenario.retire_bound_us * 1000
+    assert scaled.workloads == scenario.workloads
+    # 10 Gb/s slowed down 1000 times, in frames of 1024 bytes and their headers
+    assert 1000 < host_frames_per_s(scenario, 1000) < 1250
+
+
+def test_paced_port_sends_one_frame_per_gap() -> None:
+    wire = Wire()
+    port = PacedPort(wire, frames_per_s=10)  # type: ignore[arg-type]
+    for i in range(3):
+        port.send(bytes([i]))
+    assert port.release(100.0) == pytest.approx(100.1) and wire.sent == [b"\x00"]
+    assert port.release(100.05) == pytest.approx(100.1) and len(wire.sent) == 1
+    assert port.release(100.1) == pytest.approx(100.2) and len(wire.sent) == 2
+    assert port.release(150.0) is None and len(wire.sent) == 3
+    port.send(b"x")  # after a pause, no burst is owed: the next frame waits its gap
+    assert port.release(150.01) == pytest.approx(150.1) and len(wire.sent) == 3
+
+
+def test_target_overrides_the_topology() -> None:
+    small = ROOT / "controller" / "examples" / "small.yaml"
+    fabric = load_fabric(small, "bmv2")
+    assert {s.access.target for s in fabric.switches()} == {"bmv2"}
+    assert {n.access.target for n in fabric.nics()} == {"bmv2"}
+    assert {s.access.target for s in load_fabric(small).switches()} == {"bm"}
+    if shutil.which(BMV2_SWITCH) is None:
+        with pytest.raises(TargetError, match="simple_switch_grpc is not installed"):
+            check_target(fabric)
+
+
+def test_bmv2_command_line() -> None:
+    device = DeviceSpec("s", "t1", 3, "127.0.0.1:9", "", "/tmp/s.log",
+                        interfaces=((1, "a"), (2, "b")), target="bmv2")
+    command = switch_command(device)
+    assert command[:8] == [BMV2_SWITCH, "--no-p4", "--device-id", "3", "-i", "1@a", "-i",
+                           "2@b"]
+    target_options = command[command.index("--") + 1:]
+    assert target_options[:4] == ["--grpc-server-addr", "127.0.0.1:9", "--cpu-port", "255"]
