@@ -27,6 +27,15 @@ from p4.config.v1 import p4info_pb2
 from . import ast
 from .checker import CheckedProgram
 from .naming import key_field_name
+from .p4info_arch import (
+    DIRECT_COUNTER_TYPES,
+    DIRECT_METER_TYPES,
+    PROFILE_TYPES,
+    SELECTOR_TYPES,
+    arch_name,
+    extern_kind,
+    unit_name,
+)
 from .p4info_ids import (
     ACTION,
     ACTION_PROFILE,
@@ -70,7 +79,6 @@ __all__ = ["P4InfoError", "generate_p4info", "p4info_text", "write_p4info", "TEX
 
 TEXT_HEADER = "# proto-file: p4/config/v1/p4info.proto\n# proto-message: p4.config.v1.P4Info\n\n"
 DEFAULT_TABLE_SIZE = 1024  # p4c's default for v1model tables without (or with 0) `size`
-ARCH = "v1model"
 
 _MATCH_TYPES = {
     "exact": p4info_pb2.MatchField.EXACT,
@@ -89,23 +97,11 @@ _METER_UNITS = {
     "bytes": p4info_pb2.MeterSpec.BYTES,
 }
 _PROFILE_ANNOTATIONS = ("max_group_size", "selector_size_semantics", "max_member_weight")
-_PROFILE_TYPES = ("action_profile", "action_selector", "ActionProfile", "ActionSelector")
-_SELECTOR_TYPES = ("action_selector", "ActionSelector")
-_DIRECT_COUNTER_TYPES = ("direct_counter", "DirectCounter")
-_DIRECT_METER_TYPES = ("direct_meter", "DirectMeter")
 _EXTERN_KINDS = {
     "counter": COUNTER, "direct_counter": DIRECT_COUNTER, "meter": METER,
     "direct_meter": DIRECT_METER, "register": REGISTER, "action_profile": ACTION_PROFILE,
-    "action_selector": ACTION_PROFILE,
+    "action_selector": ACTION_PROFILE, "digest": DIGEST,  # a PNA Digest instance
 }
-# PNA's externs (pna.p4) and the v1model extern of the same P4Info kind, with the name
-# of their size parameter; a PNA Digest is an instance, named as the instance (p4c's
-# PNA P4RuntimeArchHandler), not a call named after its type.
-_PNA_EXTERNS = {"Counter": ("counter", "n_counters"), "Meter": ("meter", "n_meters"),
-                "Register": ("register", "size"), "ActionProfile": ("action_profile", "size"),
-                "ActionSelector": ("action_selector", "size"),
-                "DirectCounter": ("direct_counter", ""), "DirectMeter": ("direct_meter", "")}
-_PNA_UNITS = {"PACKETS": "packets", "BYTES": "bytes", "PACKETS_AND_BYTES": "packets_and_bytes"}
 _PKGINFO_KEYS = ("name", "version", "organization", "contact", "url", "arch")
 
 
@@ -205,18 +201,14 @@ class _Generator:
 
     def _collect_instance(self, item: Item) -> None:
         t = item.decl.type_ref.resolved
-        if not isinstance(t, ExternT):
-            return
-        kind = _PNA_EXTERNS[t.name][0] if t.name in _PNA_EXTERNS else t.name
+        kind = extern_kind(t.name)[0] if isinstance(t, ExternT) else None
         if kind in _EXTERN_KINDS:
             self.symbols.add(_EXTERN_KINDS[kind], item.name, item.decl)
-        elif t.name == "Digest":
-            self.symbols.add(DIGEST, item.name, item.decl)
 
     def _collect_table_properties(self, item: Item) -> None:
-        for prop_name, expected, kind in (("implementation", _PROFILE_TYPES, ACTION_PROFILE),
-                                          ("counters", _DIRECT_COUNTER_TYPES, DIRECT_COUNTER),
-                                          ("meters", _DIRECT_METER_TYPES, DIRECT_METER)):
+        for prop_name, expected, kind in (("implementation", PROFILE_TYPES, ACTION_PROFILE),
+                                          ("counters", DIRECT_COUNTER_TYPES, DIRECT_COUNTER),
+                                          ("meters", DIRECT_METER_TYPES, DIRECT_METER)):
             ref = self.model.property_instance(item, prop_name, expected)
             if ref is None:
                 continue
@@ -311,15 +303,19 @@ class _Generator:
     # digests
     def _emit_digest(self, call: ast.MethodCallExpr) -> None:
         name = self._digest_name(call)
-        if name is None:
-            return
+        if name is not None:
+            self._add_digest(name, self._digest_type(call), call.loc, None)
+
+    def _add_digest(self, name: str, t: Type, loc: Any, annotated: Any) -> None:
+        """A digest, once per name: of v1model `digest()` calls, named after their data
+        type, or of a PNA `Digest<T>` instance, named as the instance."""
         digest_id = self.symbols.id(DIGEST, name)
         if digest_id in self.emitted_ids:
             return
         self.emitted_ids.add(digest_id)
-        spec = self.types.spec(self._digest_type(call), call.loc)
+        spec = self.types.spec(t, loc)
         digest = self.info.digests.add()
-        set_preamble(digest.preamble, digest_id, name, self.symbols.alias(name), None)
+        set_preamble(digest.preamble, digest_id, name, self.symbols.alias(name), annotated)
         digest.type_spec.CopyFrom(spec)
 
     # value sets
@@ -445,14 +441,14 @@ class _Generator:
 
     def _emit_table_properties(self, table: Any, item: Item) -> None:
         decl: ast.TableDecl = item.decl
-        impl = self.model.property_instance(item, "implementation", _PROFILE_TYPES)
+        impl = self.model.property_instance(item, "implementation", PROFILE_TYPES)
         if impl is not None:
             table.implementation_id = self.symbols.id(ACTION_PROFILE, impl.name)
             if impl.in_place:
                 self._emit_action_profile(impl.name, impl.type, impl.args, impl.annotated)
         table_id = self.symbols.id(TABLE, item.name)
-        for prop_name, expected, kind in (("counters", _DIRECT_COUNTER_TYPES, DIRECT_COUNTER),
-                                          ("meters", _DIRECT_METER_TYPES, DIRECT_METER)):
+        for prop_name, expected, kind in (("counters", DIRECT_COUNTER_TYPES, DIRECT_COUNTER),
+                                          ("meters", DIRECT_METER_TYPES, DIRECT_METER)):
             ref = self.model.property_instance(item, prop_name, expected)
             if ref is None:
                 continue
@@ -460,7 +456,7 @@ class _Generator:
             table.direct_resource_ids.append(rid)
             unit = enum_member(ctor_args(ref.type, ref.args, ref.annotated).get("type"),
                                ref.annotated)
-            unit = _PNA_UNITS.get(unit or "", unit)
+            unit = unit_name(unit)
             if kind == DIRECT_COUNTER:
                 self._claim("direct counter", ref.name, ref.annotated)
                 dc = self.info.direct_counters.add()
@@ -494,13 +490,13 @@ class _Generator:
         self.types.touch()
         if decl.annotation("hidden"):
             return
-        if t.name in _PROFILE_TYPES:
+        if t.name in PROFILE_TYPES:
             self._emit_action_profile(item.name, t, decl.args, decl)
             return
         if t.name == "Digest":
-            self._emit_digest_instance(item)
+            self._add_digest(item.name, t.type_args[0], decl.loc, decl)
             return
-        kind, size_param = _PNA_EXTERNS.get(t.name, (t.name, "size"))
+        kind, size_param = extern_kind(t.name)
         if kind not in ("counter", "meter", "register"):
             return  # direct resources come with their table; other externs have no P4Info
         args = ctor_args(t, decl.args, decl)
@@ -509,7 +505,7 @@ class _Generator:
         alias = self.symbols.alias(item.name)
         self._claim(kind, item.name, decl)
         unit = enum_member(args.get("type"), decl) if kind != "register" else None
-        unit = _PNA_UNITS.get(unit or "", unit)
+        unit = unit_name(unit)
         if kind == "counter":
             counter = self.info.counters.add()
             set_preamble(counter.preamble, rid, item.name, alias, decl)
@@ -527,15 +523,6 @@ class _Generator:
             register.type_spec.CopyFrom(spec)
             register.size = size
 
-    def _emit_digest_instance(self, item: Item) -> None:
-        """A PNA `Digest<T>` instance: named as the instance, typed by T."""
-        t = item.decl.type_ref.resolved
-        self._claim("digest", item.name, item.decl)
-        digest = self.info.digests.add()
-        set_preamble(digest.preamble, self.symbols.id(DIGEST, item.name), item.name,
-                     self.symbols.alias(item.name), item.decl)
-        digest.type_spec.CopyFrom(self.types.spec(t.type_args[0], item.decl.loc))
-
     def _emit_action_profile(self, name: str, t: ExternT, args: list[ast.Argument],
                              annotated: ast.Annotated) -> None:
         values = ctor_args(t, args, annotated)
@@ -546,7 +533,7 @@ class _Generator:
         for table_name in sorted(self.profile_tables.get(name, ())):
             profile.table_ids.append(self.symbols.id(TABLE, table_name))
         profile.size = const_int(values["size"], "action profile size")
-        if t.name not in _SELECTOR_TYPES:
+        if t.name not in SELECTOR_TYPES:
             return
         profile.with_selector = True
         max_group = int_annotation(annotated, "max_group_size")
@@ -599,8 +586,7 @@ class _Generator:
     def _emit_pkg_info(self) -> None:
         pkg = self.info.pkg_info
         main = self.checked.main
-        package = main.type_ref.resolved if main is not None else None
-        pkg.arch = "pna" if getattr(package, "name", None) == "PNA_NIC" else ARCH
+        pkg.arch = arch_name(main)
         if main is None:
             return
         for ann in main.annotations:
