@@ -1,4 +1,4 @@
-"""P4Info of a checked v1model program, as p4c's `--p4runtime-files x.p4info.txtpb` writes it.
+"""P4Info of a checked v1model or PNA program, as p4c's `--p4runtime-files` writes it.
 
     info = generate_p4info(program.checked)
     write_p4info(info, "router.p4info.txtpb")     # .txtpb/.txt text, .bin/.pb binary, .json
@@ -110,7 +110,7 @@ _PKGINFO_KEYS = ("name", "version", "organization", "contact", "url", "arch")
 
 
 def generate_p4info(checked: CheckedProgram) -> p4info_pb2.P4Info:
-    """The P4Info message of a checked v1model program; raises P4InfoError (a P4Error,
+    """The P4Info message of a checked v1model or PNA program; raises P4InfoError (a P4Error,
     with the source location) for constructs P4Runtime cannot describe."""
     main = checked.main
     package = main.type_ref.resolved if main is not None else None
