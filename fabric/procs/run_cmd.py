@@ -28,6 +28,7 @@ from .targets import TARGETS
 from .wiring import WIRINGS, WiringError, fabric_setup
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SHOWN_EV_EVENTS = 8
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -164,9 +165,12 @@ def print_outcome(report: dict[str, Any]) -> None:
         print("  first EV through the failed link retired "
               + (f"{through / 1e3:.1f} ms after" if through is not None else "never"))
     print(f"  retransmits {report['retransmits']}")
-    for event in report["ev_events"]:
+    events = report["ev_events"]
+    for event in events[:SHOWN_EV_EVENTS]:
         print(f"  EV event at {event['time_us'] / 1e6:.3f} s: {event['nic']} {event['qp']} "
               f"slot {event['slot']} {event['old']} -> {event['new']} ({event['reason']})")
+    if len(events) > SHOWN_EV_EVENTS:
+        print(f"  ... and {len(events) - SHOWN_EV_EVENTS} more EV events (--json lists all)")
     for result in report["checks"]:
         print(f"  [{'ok' if result['ok'] else 'FAILED'}] {result['check']}: "
               f"{result['detail']}")
