@@ -36,6 +36,16 @@
 
 Random<bit<8>>(0, 255) nic_rotation_random;
 
+// BMv2 pna_nic has no drop (drop_packet() is not among its primitives; its PNA
+// support lists dropping as future work), so for p4c-bm2-pna, which defines
+// __TARGET_BMV2__, a dropped packet goes to DROP_PORT, a port with no interface
+// (bm drops it there too).
+#ifdef __TARGET_BMV2__
+#define NIC_DROP_PACKET() send_to_port((PortId_t)(PortIdUint_t)DROP_PORT)
+#else
+#define NIC_DROP_PACKET() drop_packet()
+#endif
+
 #include "../include/constants.p4"
 #include "../include/headers.p4"
 #include "../include/parser.p4"
@@ -105,7 +115,7 @@ control NicIngress(inout headers_t hdr,
             port = NIC_HOST_PORT;
         }
         if (meta.drop_reason != 0 || port == DROP_PORT) {
-            drop_packet();
+            NIC_DROP_PACKET();
         } else {
             // What v1model's egress does, here before the deparser.
             if (port == NIC_HOST_PORT) {
