@@ -38,7 +38,8 @@ __all__ = [
     "preprocess_text",
 ]
 
-#: Folder with our own ``core.p4`` and ``v1model.p4``; searched after ``include_dirs``.
+#: Folder with our own ``core.p4``, ``v1model.p4``, ``pna.p4``, ...; searched after
+#: ``include_dirs``.
 BUILTIN_INCLUDE_DIR = Path(__file__).resolve().parent / "p4include"
 #: Maximum nesting of ``#include``; deeper nesting is almost surely a missing guard.
 MAX_INCLUDE_DEPTH = 64
@@ -95,7 +96,7 @@ def preprocess(
     """Preprocess the P4 file at ``path``.
 
     ``include_dirs`` are searched (in order) for ``#include`` files before the
-    built-in folder with ``core.p4`` and ``v1model.p4``.  ``defines`` maps macro
+    built-in folder with ``core.p4``, ``v1model.p4``, ``pna.p4``, ...  ``defines`` maps macro
     names (optionally ``NAME(params)``) to replacement text, like ``-D``.
     Raises :class:`PreprocessError` for any problem with the input.
     """
