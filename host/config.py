@@ -26,6 +26,12 @@ class TransportConfig:
     - ``gap_threshold``: a PSN still unacknowledged when this many PSNs sent after it
       have been SACKed is taken as lost (docs/mrc-nic.md 7: "a gap that later SACKs do
       not fill").
+    - ``reorder_window``: how long past the QP's smallest round-trip time a PSN must
+      also have been outstanding before a gap makes it lost, as a fraction of that
+      round trip (RACK's reordering window, RFC 8985 section 6.2: a quarter). Sprayed
+      packets arrive out of order by design; without it every reordering that
+      exceeds ``gap_threshold`` packets would be retransmitted and reported, and the
+      NIC would retire good EVs. 0: the count alone decides.
     - ``tail_ack_req``: the last this many packets of the send queue ask for a SACK
       at once (BTH AckReq), not only a message's last packet: over sprayed paths a
       packet of the tail may arrive after the last one's SACK, and the receiver's
@@ -42,6 +48,7 @@ class TransportConfig:
     max_retries: int = 8
     max_rto: float = 1.0
     gap_threshold: int = 3
+    reorder_window: float = 0.25
     rx_track: int = 1 << 16
     tail_ack_req: int = 1
 
@@ -58,6 +65,8 @@ class TransportConfig:
             raise ValueError("fixed_retries and max_retries must be >= 0")
         if self.gap_threshold < 1:
             raise ValueError(f"gap_threshold {self.gap_threshold}: must be >= 1")
+        if self.reorder_window < 0:
+            raise ValueError(f"reorder_window {self.reorder_window}: must be >= 0")
         if self.tail_ack_req < 1:
             raise ValueError(f"tail_ack_req {self.tail_ack_req}: must be >= 1")
         if self.rx_track < NIC_RX_WINDOW:

@@ -94,6 +94,10 @@ class QpSender:
         self._next_msg_seq = 0
         self._tx_seq = 0
         self._timeouts = 0  # timeouts in a row without progress (backoff state)
+        # Smallest round trip seen on a PSN sent once (a retransmitted one's SACK could
+        # answer either transmission): the base of the reordering window.
+        self._min_rtt: float | None = None
+        self._gap_deadline: float | None = None  # when a gap candidate becomes lost
         self._next_probe_id = 0
 
     # -- application side ------------------------------------------------------------
@@ -255,6 +259,10 @@ class QpSender:
 
     def _acked(self, sent: _InFlight, acked_tx: list[int], done: list[WriteHandle]) -> None:
         acked_tx.append(sent.tx_seq)
+        if sent.tx_seq == sent.first_tx_seq:
+            rtt = self.clock.now() - sent.sent_at
+            if self._min_rtt is None or rtt < self._min_rtt:
+                self._min_rtt = rtt
         self._deferred.discard(sent.psn)
         message = sent.message
         message.unacked -= 1
@@ -263,17 +271,33 @@ class QpSender:
             done.append(message.handle)
 
     def _detect_gaps(self, acked_tx: list[int]) -> None:
-        """A PSN still unacknowledged while ``gap_threshold`` PSNs transmitted after it
-        were acknowledged is lost (mrc-nic.md 7): report it and retransmit it."""
+        """Count, for every PSN still in flight, the PSNs transmitted after it that
+        were acknowledged now; then declare the lost ones."""
         newest = max(acked_tx)
-        threshold = self.config.gap_threshold
-        lost = []
         for sent in self._in_flight.values():  # oldest transmission first
             if sent.tx_seq >= newest:
                 break
             sent.later_sacked += sum(1 for tx in acked_tx if tx > sent.tx_seq)
-            if sent.later_sacked >= threshold and not sent.deferred:
+        self._declare_gap_losses()
+
+    def _declare_gap_losses(self) -> None:
+        """A PSN is lost (mrc-nic.md 7) when ``gap_threshold`` PSNs transmitted after it
+        were acknowledged and it has been out for the smallest round trip plus the
+        reordering window; report it and retransmit it. The earliest candidate that
+        is not old enough yet sets ``_gap_deadline``."""
+        threshold = self.config.gap_threshold
+        min_rtt = self._min_rtt or 0.0
+        wait = min_rtt * (1.0 + self.config.reorder_window)
+        now = self.clock.now()
+        lost = []
+        self._gap_deadline = None
+        for sent in self._in_flight.values():
+            if sent.later_sacked < threshold or sent.deferred:
+                continue
+            if sent.sent_at + wait <= now:
                 lost.append(sent)
+            elif self._gap_deadline is None or sent.sent_at + wait < self._gap_deadline:
+                self._gap_deadline = sent.sent_at + wait
         for sent in lost:
             self._report_loss(sent)
             self._retransmit(sent)
@@ -311,20 +335,29 @@ class QpSender:
 
     # -- timer -----------------------------------------------------------------------
     def deadline(self) -> float | None:
-        """When the oldest unacknowledged transmission times out; None when idle."""
+        """When the oldest unacknowledged transmission times out, or a gap candidate
+        has waited out the reordering window; None when idle."""
         if not self._in_flight:
             return None
         oldest = next(iter(self._in_flight.values()))
-        return oldest.sent_at + self.config.rto_after(self._timeouts)
+        timeout = oldest.sent_at + self.config.rto_after(self._timeouts)
+        if self._gap_deadline is not None and self._gap_deadline < timeout:
+            return self._gap_deadline
+        return timeout
 
     def on_timer(self) -> None:
-        """Retransmit (and report as lost) every transmission older than the timeout;
-        after ``max_retries`` timeouts in a row without progress, fail the QP."""
-        deadline = self.deadline()
+        """Declare the gap candidates that are old enough lost; retransmit (and report
+        as lost) every transmission older than the timeout; after ``max_retries``
+        timeouts in a row without progress, fail the QP."""
         now = self.clock.now()
-        if deadline is None or now < deadline:
+        if self._gap_deadline is not None and self._gap_deadline <= now:
+            self._declare_gap_losses()
+        if not self._in_flight:
             return
         oldest = next(iter(self._in_flight.values()))
+        deadline = oldest.sent_at + self.config.rto_after(self._timeouts)
+        if now < deadline:
+            return
         if self._timeouts >= self.config.max_retries:
             self._fail(WriteError(
                 f"QP {self.qpn}: PSN {oldest.psn} not acknowledged after "

@@ -285,6 +285,45 @@ def test_gap_detection_counts_only_packets_sent_after_the_retransmission() -> No
     assert [p.psn for p in side.posted()] == [0, 0]
 
 
+def test_reordering_within_the_window_is_not_a_loss() -> None:
+    """RACK's reordering window (TransportConfig.reorder_window): once a round trip is
+    known, a hole is lost only after it has been out for that round trip plus a
+    quarter; a late packet that fills it before then is neither reported nor resent."""
+    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0))
+    side.endpoint.write(QP, bytes(1), 0)  # PSN 0: measures a 10 ms round trip
+    side.posted()
+    side.clock.advance(0.010)
+    side.sack(cumulative=0)
+    side.endpoint.write(QP, bytes(3), 0)  # PSNs 1, 2, 3 at t = 10 ms
+    side.posted()
+    side.clock.advance(0.011)  # 11 ms out: less than 10 ms + 2.5 ms
+    side.sack(cumulative=0, bitmap=0b110)  # 2 and 3 arrived before 1
+    assert side.posted() == []
+    assert side.endpoint.next_deadline() == pytest.approx(0.010 + 0.0125)
+    side.sack(cumulative=3)  # the late PSN 1 fills the hole
+    assert side.posted() == []
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.retransmits_gap, stats.loss_reports) == (0, 0)
+
+
+def test_a_hole_older_than_the_window_is_lost_at_its_deadline() -> None:
+    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0))
+    side.endpoint.write(QP, bytes(1), 0)
+    side.posted()
+    side.clock.advance(0.010)
+    side.sack(cumulative=0)
+    side.endpoint.write(QP, bytes(3), 0)
+    side.posted()
+    side.clock.advance(0.011)  # 2 and 3 arrive after 11 ms: the least round trip stays 10
+    side.sack(cumulative=0, bitmap=0b110)
+    assert side.posted() == []
+    side.timer()  # to the gap deadline, long before the 1 s timeout
+    assert side.clock.now() == pytest.approx(0.0225)
+    assert [(type(p).__name__, p.psn) for p in side.posted()] == [("NackPacket", 1),
+                                                                  ("WritePacket", 1)]
+    assert side.endpoint.qp_stats(QP).timeouts == 0
+
+
 # -- probes -------------------------------------------------------------------------------
 def test_probe_carries_the_ev_and_its_answer_is_reported() -> None:
     answers: list[tuple[int, int]] = []
