@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.topology import Role
+from fabric.cli import resolve
 from fabric.outcomes import RETIRING, outcome, run_figures
 from fabric.scenario import ScenarioError, load_scenario
 
@@ -43,7 +44,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     "scenario are multiplied by --time-scale. WORKDIR keeps the devices' "
                     "logs and controller.log. Exit 0 if every check passed, 1 if one "
                     "failed or the fabric did, 2 for bad input.")
-    run.add_argument("scenario", metavar="SCENARIO", help="scenario file (fabric/scenarios)")
+    run.add_argument("scenario", metavar="SCENARIO",
+                     help="scenario file, or the name of one in fabric/scenarios (spray, "
+                          "link-failure)")
     run.add_argument("--topology", metavar="FILE", help="run on this topology instead")
     run.add_argument("--wiring", choices=WIRINGS, default="nn",
                      help="nn (patch panel, no root; default) or veth (root)")
@@ -62,7 +65,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        scenario = with_topology(load_scenario(args.scenario), args.topology)
+        scenario = with_topology(load_scenario(resolve(args.scenario)), args.topology)
         if args.time_scale <= 0 or args.timeout <= 0:
             raise ScenarioError("--time-scale and --timeout must be above 0")
     except ScenarioError as error:

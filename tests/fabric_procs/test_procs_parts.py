@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fabric.procs import wiring
 from fabric.procs.bmv2 import BMV2_SWITCH
 from fabric.procs.host_ports import PacedPort
 from fabric.procs.launcher import switch_command
@@ -70,3 +71,16 @@ def test_bmv2_command_line() -> None:
                            "2@b"]
     target_options = command[command.index("--") + 1:]
     assert target_options[:4] == ["--grpc-server-addr", "127.0.0.1:9", "--cpu-port", "255"]
+
+
+def test_veth_without_root_or_iproute2_is_refused(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    small = ROOT / "controller" / "examples" / "small.yaml"
+    monkeypatch.setattr(wiring.os, "geteuid", lambda: 1000)
+    with pytest.raises(wiring.WiringError, match="needs root"):
+        wiring.fabric_setup(small, tmp_path, "veth")
+    assert wiring.fabric_setup(small, tmp_path, "nn").veth is None
+    monkeypatch.setattr(wiring.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(wiring, "missing_tools", lambda: ["tc"])
+    with pytest.raises(wiring.WiringError, match="tc not found"):
+        wiring.fabric_setup(small, tmp_path, "veth")
