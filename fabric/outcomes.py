@@ -96,6 +96,7 @@ def run_figures(run: RunResult, plan: FabricPlan) -> dict[str, Any]:
                        "reason": _REASONS.get(e.reason, str(e.reason))}
                       for e in run.metrics.ev_events[:MAX_EVENTS]],
         "failures": run.failures,
+        "controller_events": run.controller_events,
     }
 
 
@@ -168,7 +169,8 @@ def _link_failure(scenario: Scenario, run: RunResult, plan: FabricPlan) -> tuple
     dip = goodput_dip(run, t_fail)
     figures = {"failed_link": down["target"], "failure_at_us": t_fail,
                "packets_lost": lost, "ev_retired_after_us": _round(retire_us),
-               "retirements": len(retired), "goodput_dip": dip}
+               "retirements": len(retired), "goodput_dip": dip,
+               "controller_top_ups": run.controller_events.get("top-up", 0)}
     checks = [check("EV retired", retire_us is not None and retire_us <= scenario.retire_bound_us,
                     f"first EV retired {retire_us:.1f} us after the failure (bound "
                     f"{scenario.retire_bound_us:.0f} us)" if retire_us is not None
