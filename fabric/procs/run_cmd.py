@@ -117,7 +117,8 @@ def procs_outcome(done: ProcsRun, wiring: str, target: str) -> dict[str, Any]:
     if done.scenario.kind == "link-failure":
         result["figures"]["failed_path_retired_after_us"] = failed_path_retirement(done)
     return {"scenario": done.scenario.name, "kind": done.scenario.kind, "wiring": wiring,
-            "target": target, "seconds": round(done.seconds, 1),
+            "target": target, "workdir": str(done.workdir), "seconds": round(done.seconds, 1),
+            "ev_event_count": len(done.result.metrics.ev_events),
             "transfer_seconds": round(done.result.end_us / 1e6, 3),
             "retransmits": figures["retransmits"], "packets_lost": figures["packets_lost"],
             "qp_stats": done.result.qp_stats, "links": done.links.get("links", []),
@@ -172,8 +173,9 @@ def print_outcome(report: dict[str, Any]) -> None:
     for event in events[:SHOWN_EV_EVENTS]:
         print(f"  EV event at {event['time_us'] / 1e6:.3f} s: {event['nic']} {event['qp']} "
               f"slot {event['slot']} {event['old']} -> {event['new']} ({event['reason']})")
-    if len(events) > SHOWN_EV_EVENTS:
-        print(f"  ... and {len(events) - SHOWN_EV_EVENTS} more EV events (--json lists all)")
+    if report["ev_event_count"] > len(events[:SHOWN_EV_EVENTS]):
+        print(f"  ... {report['ev_event_count']} EV events in all (every one in "
+              f"{report['workdir']}/controller.log)")
     for result in report["checks"]:
         print(f"  [{'ok' if result['ok'] else 'FAILED'}] {result['check']}: "
               f"{result['detail']}")

@@ -69,6 +69,7 @@ class ProcsRun:
     plan: FabricPlan
     scenario: Scenario  # as run: times scaled
     seconds: float
+    workdir: Path  # the devices' logs and controller.log
     links: dict[str, Any] = field(default_factory=dict)  # the wiring's view
 
 
@@ -136,7 +137,7 @@ def _run_on_processes(scenario: Scenario, plan: FabricPlan, setup: FabricSetup,
         run = _Run(scenario, plan, fabric, reactor, log, setup, frames_per_s, ports)
         say("running the workloads")
         result = run.execute(timeout_s)
-        return ProcsRun(result, plan, scenario, time.monotonic() - started,
+        return ProcsRun(result, plan, scenario, time.monotonic() - started, workdir,
                         fabric.panel.snapshot())
     finally:
         for port in ports:
