@@ -17,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from .experiment import Experiment  # noqa: E402
 
@@ -100,6 +101,7 @@ def _latency_cdf(experiments: list[Experiment]) -> plt.Figure | None:
     figure, axes = plt.subplots(1, len(experiments), figsize=(4 * len(experiments), 3.6),
                                 squeeze=False)
     for ax, experiment in zip(axes[0], experiments, strict=True):
+        seen: list[float] = []
         for mode in ("mrc", "baseline"):
             run = experiment.runs.get(mode)
             if run is None:
@@ -108,11 +110,16 @@ def _latency_cdf(experiments: list[Experiment]) -> plt.Figure | None:
             if not values:
                 continue
             ys = [(i + 1) / len(values) for i in range(len(values))]
-            ax.plot(values, ys, label=mode, color=COLORS[mode])
+            # from 0 at the lowest latency, so a run whose packets all take the same
+            # time is a visible step, not a line on the axis
+            ax.step([values[0], *values], [0.0, *ys], where="post", label=mode,
+                    color=COLORS[mode])
+            seen += (values[0], values[-1])
         ax.set_xscale("log")
-        # at least a decade, so that equal latencies do not make a degenerate axis
-        low, high = ax.get_xlim()
-        ax.set_xlim(min(low, high / 10), high)
+        if seen:  # at least a decade around the data, so equal latencies stay visible
+            low, high = min(seen), max(seen)
+            ax.set_xlim(low / 1.5, max(high * 1.5, low * 10))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("packet latency (us)")
         ax.set_title(experiment.scenario.name, fontsize=10)
         ax.grid(alpha=0.3)
