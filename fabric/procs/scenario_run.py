@@ -42,6 +42,7 @@ from host.ports import PacketPort
 from protocol import constants as c
 
 from .host_ports import PacedPort, open_host_port
+from .netns import NetnsError
 from .process_fabric import ProcessFabric
 from .wiring import FabricSetup
 
@@ -100,15 +101,29 @@ def run_procs_scenario(scenario: Scenario, setup: FabricSetup, workdir: Path, *,
     if any(f.action == "reboot" for f in scenario.failures):
         raise ScenarioError(f"{scenario.path}: reboot failures are not supported in procs "
                             "mode (only down, up and loss)")
+    _check_failure_links(scenario, setup)
     scaled = scaled_for_procs(scenario, time_scale)
     workdir.mkdir(parents=True, exist_ok=True)
     log = EventLog(out=(workdir / "controller.log").open("w", encoding="utf-8"))
     try:
         return _run_on_processes(scaled, plan, setup, workdir, log,
-                          host_frames_per_s(scenario, time_scale), timeout_s, say)
+                                 host_frames_per_s(scenario, time_scale), timeout_s, say)
     finally:
         if log.out is not None:
             log.out.close()
+
+
+def _check_failure_links(scenario: Scenario, setup: FabricSetup) -> None:
+    """ScenarioError unless every failure names a port that has a link."""
+    layout = setup.layout
+    ports = {str(end) for cable in layout.cables for end in (cable.a, cable.b)}
+    ports |= {str(host.port) for host in layout.host_sockets}
+    if setup.veth is not None:
+        ports |= {link.ends[0] for link in setup.veth.links if link.to_host}
+    for i, failure in enumerate(scenario.failures):
+        if failure.link is not None and failure.link not in ports:
+            raise ScenarioError(f"{scenario.path}: failures[{i}].link: {failure.link} has "
+                                "no link")
 
 
 def _run_on_processes(scenario: Scenario, plan: FabricPlan, setup: FabricSetup,
@@ -323,10 +338,13 @@ class _Run:
         return records
 
     def _inject(self, link: str, action: str, rate: float) -> None:
-        if action == "loss":
-            self.fabric.panel.set_link(link, loss=rate)
-        else:
-            self.fabric.panel.set_link(link, up=action == "up")
+        try:
+            if action == "loss":
+                self.fabric.panel.set_link(link, loss=rate)
+            else:
+                self.fabric.panel.set_link(link, up=action == "up")
+        except NetnsError as error:  # e.g. a kernel without netem
+            raise ProcsRunError(f"failure '{action}' on {link}: {error}") from None
 
     def _step(self) -> None:
         """Deliver what arrived at every host, run their due timers, send what their
