@@ -21,10 +21,15 @@ class _Call:
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
         self.fn = fn
         self.args = args
-        self.callbacks = [self._fire]
+        self.callbacks = _FIRE  # step() replaces it with None once it has run it
 
-    def _fire(self, _event: object) -> None:
-        self.fn(*self.args)
+
+def _fire(call: _Call) -> None:
+    call.fn(*call.args)
+
+
+# One shared callback list: no list or bound method to allocate per event.
+_FIRE = [_fire]
 
 
 def call_later(env: simpy.Environment, delay_us: float, fn: Callable[..., Any],
