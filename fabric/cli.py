@@ -96,7 +96,10 @@ def load_all(args: argparse.Namespace) -> list[Scenario]:
 
 
 def cmd_list(console: Console) -> int:
-    for path in sorted(SCENARIO_DIR.glob("*.yaml")):
+    files = sorted(SCENARIO_DIR.glob("*.yaml"),
+                   key=lambda p: (DEFAULT.index(p.stem) if p.stem in DEFAULT else len(DEFAULT),
+                                  p.stem))
+    for path in files:
         try:
             scenario = load_scenario(path)
         except ScenarioError as err:
