@@ -229,6 +229,9 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         pending[0] += load.messages
         call_later(env, load.start_us, post, i)
     failures = _schedule_failures(scenario, network, controller)
+    # Packet-outs reach a device from a gRPC thread; they enter its CPU port at the
+    # next tick of virtual time (the reactor sends none today: its probes do not run).
+    _tick(env, scenario.bin_us, network.inject_packet_outs)
     if progress is not None and total:
         _tick(env, scenario.bin_us * 10, lambda: progress(
             min(1.0, sum(m.delivered_bytes for m in metrics.qps.values()) / total)))

@@ -106,6 +106,13 @@ class Network:
         device.attach(c.NIC_HOST_PORT, Channel(self.env, cable, c.NIC_HOST_PORT, host.deliver))
         self.hosts[nic] = host
 
+    def inject_packet_outs(self) -> None:
+        """Feed the controller's packet-outs received since the last call into their
+        devices' CPU ports."""
+        for device in self.devices.values():
+            for frame in device.target.take_packet_outs():
+                device.receive(c.CPU_PORT, frame)
+
     def cable(self, end: str) -> Cable:
         """The cable at ``device:port`` (either end); KeyError if none."""
         device, _, port = end.rpartition(":")

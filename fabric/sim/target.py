@@ -9,8 +9,9 @@ simulation's virtual time.
 
 Events go to the simulator, not to gRPC streams: the simulator drains digests at the
 virtual time they happen and hands them to the controller's reactor synchronously
-(``fabric.control``), so a run does not depend on thread timing. Packet-outs are queued
-and injected by the simulator at its next step (``take_packet_outs``).
+(``fabric.control``), so a run does not depend on thread timing. Packet-outs arrive on
+a gRPC thread; they are queued and the simulator feeds them to the CPU port at its
+next tick (``take_packet_outs``).
 """
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ class SimTarget:
         header = self._packet_out.pack(metadata) if self._packet_out else b""
         with self.lock:
             self._packet_outs.append(header + data)
+
+    @property
+    def packet_outs_pending(self) -> int:
+        with self.lock:
+            return len(self._packet_outs)
 
     def take_packet_outs(self) -> list[bytes]:
         """Packet-outs received since the last call (frames for the CPU port)."""

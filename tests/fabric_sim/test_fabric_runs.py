@@ -112,3 +112,35 @@ def test_run_writes_report_and_plots(tmp_path: Path,
     for name in ("per_path_load.png", "latency_cdf.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "MRC vs baseline" in capsys.readouterr().out
+
+
+def test_a_controller_packet_out_enters_the_cpu_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Packet-outs come over P4Runtime on a gRPC thread; the simulator feeds them to
+    the device's CPU port at its next tick."""
+    import time
+
+    import fabric.runner as runner
+    from protocol import constants as c
+
+    arrived: list[int] = []
+    run = runner._run
+
+    def with_packet_out(scenario, mode, only, network, controller, metrics, progress):
+        switch = network.devices["p0-t1-0"]
+        receive = switch.receive
+
+        def spy(port: int, frame: bytes) -> None:
+            arrived.append(port)
+            receive(port, frame)
+
+        switch.receive = spy  # type: ignore[method-assign]
+        controller.reactor.links["p0-t1-0"].packet_out(bytes(64), 1)
+        deadline = time.monotonic() + 10
+        while not switch.target.packet_outs_pending and time.monotonic() < deadline:
+            time.sleep(0.01)  # the stream delivers it on a gRPC thread
+        return run(scenario, mode, only, network, controller, metrics, progress)
+
+    monkeypatch.setattr(runner, "_run", with_packet_out)
+    result = runner.run_scenario(quick("spray").scaled(0.1), "mrc")
+    assert result.intact
+    assert c.CPU_PORT in arrived
