@@ -22,9 +22,6 @@ PROGRAMS = {"switch": ROOT / "p4src" / "srv6_switch.p4", "nic": ROOT / "p4src" /
 
 @pytest.fixture(scope="module")
 def p4infos() -> dict[str, p4info_pb2.P4Info]:
-    missing = [str(p) for p in PROGRAMS.values() if not p.is_file()]
-    if missing:
-        pytest.skip(f"not written yet: {missing}")
     return {kind: generate_p4info(check_source(preprocess(path, [ROOT / "p4src" / "include"])))
             for kind, path in PROGRAMS.items()}
 
