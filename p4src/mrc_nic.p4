@@ -6,17 +6,19 @@
  * controller configures (tables, multicast groups, the digest), what the NIC
  * keeps (registers), what the host posts and receives.
  *
- * Ingress, in table order (each table applies once per pass):
- *   classify        host post (write, probe, loss report), fabric arrival
- *                   (data, probe, SACK, NACK), packet-out, or a drop
- *   lookup          nic_address (arrivals), qp_context
- *   transmit        PSN and EV slot of a write (rotation over the EV set)
- *   receive         PSN window, SACK/NACK decision        (data, probes)
- *   EV reaction     skip, retire + backup search, probes   (SACK, NACK, loss)
- *   ev lookup       qp_ev: the path (T1 uSID) of the EV id chosen above
- *   EV commit       refill, floor, restore; digest
- *   path lookup     plane_port, qp_plane: port, MACs, uSID carrier
- *   encap           outer IPv6 around a host post
+ * Ingress, in table order (each table applies once per pass; the controls
+ * are in include/nic/, the order in include/nic/nic_flow.p4):
+ *   classify  host post (write, probe, loss report), fabric arrival (data,
+ *             probe, SACK, NACK), packet-out, or a drop
+ *   lookup    nic_address (arrivals), qp_context
+ *   work      a write's PSN and EV slot (rotation over the EV set); an
+ *             arrival's PSN window and SACK/NACK decision; a SACK's, NACK's
+ *             or loss report's EV reaction (skip, retire + backup search,
+ *             probe answers)
+ *   ev        qp_ev: the path (T1 uSID) of the EV id chosen above
+ *   settle    refill, floor, restore; the ev_event_t digest
+ *   path      plane_port, qp_plane: port, MACs, uSID carrier
+ *   forward   encapsulation of a host post; where the packet goes
  * Egress: the host copy is decapsulated; a fabric copy with a reply becomes
  * the SACK/NACK and loses its payload (truncate).
  *
