@@ -24,7 +24,6 @@ from typing import Any
 
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
-import controller.react.reactor as reactor_module
 from behavioral_model.runtime.digests import DigestMessage
 from controller.apply import apply_fabric, program
 from controller.device import PipelineCache
@@ -41,15 +40,8 @@ PIPELINES = PipelineCache()
 
 
 def _reactor(plan: FabricPlan, log: EventLog) -> Reactor:
-    """The controller's reactor, on the shared pipelines. Adapter, to be deleted once
-    ``Reactor`` takes a ``pipelines`` argument as ``apply_fabric`` does: it builds its
-    own cache, so the class it uses is swapped for the duration of the call."""
-    built = reactor_module.PipelineCache
-    reactor_module.PipelineCache = lambda: PIPELINES  # type: ignore[assignment,misc]
-    try:
-        return Reactor(plan, log, election_id=ELECTION_ID)
-    finally:
-        reactor_module.PipelineCache = built  # type: ignore[misc]
+    """The controller's reactor, on the shared pipelines."""
+    return Reactor(plan, log, election_id=ELECTION_ID, pipelines=PIPELINES)
 
 
 class ProgrammingError(Exception):

@@ -77,7 +77,8 @@ class Reactor:
     def __init__(self, plan: FabricPlan, log: EventLog, *,
                  election_id: tuple[int, int] = DEFAULT_ELECTION_ID,
                  tls: TlsConfig | None = None, probes: ProbeSchedule | None = None,
-                 connect_timeout: float = 2.0) -> None:
+                 connect_timeout: float = 2.0,
+                 pipelines: PipelineCache | None = None) -> None:
         self.plan = plan
         self.log = log
         self.book = TopUpBook()
@@ -86,7 +87,9 @@ class Reactor:
         # the latest retirements, for watch's table (a long run must not grow without end)
         self.recoveries: deque[Recovery] = deque(maxlen=KEPT_RECOVERIES)
         self._digests: queue.Queue[tuple[str, p4runtime_pb2.DigestList]] = queue.Queue()
-        cache = PipelineCache()
+        # A caller that runs many reactors (the simulator) shares one cache of built
+        # pipelines, as it does with apply_fabric.
+        cache = pipelines if pipelines is not None else PipelineCache()
         targets = device_targets(plan)
         prepare_pipelines(targets, cache)
         self.links = {t.name: DeviceLink(t, cache, election_id, tls) for t in targets}
