@@ -225,7 +225,7 @@ def _steer(scenario: Scenario, runs: dict[str, RunResult]) -> tuple[dict, list]:
     figures: dict[str, Any] = {}
     checks = []
     for qp in scenario.solo:
-        figures[qp], result = _vs_solo(scenario, runs, qp, "no goodput loss")
+        figures[qp], result = _vs_solo(scenario, runs, qp, "goodput kept beside the other QP")
         checks.append(result)
     mrc = runs["mrc"]
     figures["ce_marks"] = mrc.metrics.ce_marks
