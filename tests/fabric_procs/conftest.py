@@ -11,11 +11,20 @@ from pathlib import Path
 
 import pytest
 
+# Ports already handed out by this process: the kernel may give a port it just released
+# to the next bind, and two devices on one address make a topology invalid.
+_HANDED_OUT: set[int] = set()
+
 
 def free_tcp_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port nothing listens on, never the same one twice in a test run."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def wait_until(condition: Callable[[], bool], what: str, timeout_s: float = 30.0) -> None:
