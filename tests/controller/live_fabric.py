@@ -1,35 +1,18 @@
 """Helpers for tests that run the controller against real device processes: topologies
-on free loopback ports, the controller's command line as a subprocess, and waiting
-without timing anything."""
+on free loopback ports and the controller's command line as a subprocess (free ports and
+waiting: tests/loopback.py)."""
 
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
+
+from tests.loopback import free_tcp_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
-
-
-# Ports already handed out by this process: the kernel may give a port it just released
-# to the next bind, and two devices on one address make a topology invalid.
-_HANDED_OUT: set[int] = set()
-
-
-def free_tcp_port() -> int:
-    """A loopback port nothing listens on, never the same one twice in a test run."""
-    while True:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        if port not in _HANDED_OUT:
-            _HANDED_OUT.add(port)
-            return port
 
 
 def small_on_free_ports(folder: Path) -> Path:
@@ -48,13 +31,3 @@ def mrc_ctl(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProc
     return subprocess.run([sys.executable, "-m", "controller", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                           check=False)
-
-
-def wait_until(condition: Callable[[], bool], what: str, timeout_s: float = 60.0) -> None:
-    """Poll ``condition`` until it holds; the timeout only keeps a broken run from
-    hanging (it is not what the test checks)."""
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.02)

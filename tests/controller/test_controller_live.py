@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_fabric import mrc_ctl, small_on_free_ports, wait_until
+from live_fabric import mrc_ctl, small_on_free_ports
 
 from controller.events import EventLog
 from controller.plan import FabricPlan, make_plan
@@ -35,6 +35,7 @@ from host import Endpoint, MemoryRegion, NanomsgPort
 from host.codec import Route, encode_nack
 from p4rt_client import P4RuntimeSession
 from protocol import constants as c
+from tests.loopback import wait_until
 
 
 class Live:

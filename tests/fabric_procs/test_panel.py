@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import free_tcp_port, wait_until
 
 from behavioral_model.frontend.p4info import generate_p4info
 from behavioral_model.p4runtime.device_config import make_bundle
@@ -31,6 +30,7 @@ from fabric.procs import (
 )
 from host import NanomsgPort
 from p4rt_client import P4RuntimeSession
+from tests.loopback import free_tcp_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = ROOT / "tests" / "p4" / "forward_next_port.p4"

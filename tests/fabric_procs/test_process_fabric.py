@@ -7,11 +7,10 @@ import os
 import signal
 from pathlib import Path
 
-from conftest import free_tcp_port, wait_until
-
 from controller.topology import load_topology
 from fabric.procs import ProcessFabric, layout_from_topology
 from fabric.procs.state import read_state
+from tests.loopback import free_tcp_port, wait_until
 
 
 def tiny(workdir: Path) -> Path:

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import free_tcp_port, wait_until
 
 from fabric.procs.state import process_alive, read_state
 from host import NanomsgPort
 from p4rt_client import P4RuntimeSession
+from tests.loopback import free_tcp_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"

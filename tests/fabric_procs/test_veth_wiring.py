@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import free_tcp_port, wait_until
 
 from controller.topology import load_topology
 from fabric.procs import layout_from_topology
@@ -20,6 +19,7 @@ from fabric.procs.netns import interface_exists, missing_tools, namespace_exists
 from fabric.procs.state import process_alive, read_state
 from fabric.procs.veth_plan import IFNAMSIZ, fabric_id, veth_layout
 from fabric.procs.veth_wiring import VethWiring
+from tests.loopback import free_tcp_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
