@@ -142,8 +142,8 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # A log or a pipe gets the table at a readable width, not the 80 columns rich
-    # assumes without a terminal.
-    console = Console() if sys.stdout.isatty() else Console(width=150)
+    # assumes without a terminal, and prose lines (paths of any length) unbroken.
+    console = Console() if sys.stdout.isatty() else Console(width=150, soft_wrap=True)
     try:
         if args.command == "list":
             return cmd_list(console)

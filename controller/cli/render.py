@@ -15,8 +15,10 @@ from controller.topology.values import format_mac
 
 def terminal_console() -> Console:
     """rich output: the terminal's width, or a fixed one when piped (files, tests), so
-    that lines do not wrap at rich's default of 80 columns."""
-    return Console(width=None if sys.stdout.isatty() else 110, highlight=False)
+    that tables do not squeeze into rich's default of 80 columns. Prose lines never wrap
+    (``soft_wrap``): a long topology path must not split a line that scripts grep."""
+    return Console(width=None if sys.stdout.isatty() else 110, highlight=False,
+                   soft_wrap=True)
 
 
 def format_value(field: str, value: int) -> str:

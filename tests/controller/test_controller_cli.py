@@ -32,6 +32,20 @@ def test_plan_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert "170" in out
 
 
+def test_plan_summary_is_one_line_for_any_path(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A long topology path (a deep checkout) must not split the summary line that scripts
+    and people grep for."""
+    deep = tmp_path / ("d" * 90) / ("e" * 90)
+    deep.mkdir(parents=True)
+    topology = deep / "small.yaml"
+    topology.write_text(Path(SMALL).read_text())
+    code, out, _ = run(["plan", str(topology)], capsys)
+    first = out.splitlines()[0]
+    assert code == 0
+    assert str(topology) in first and first.endswith("12 devices, 3 QPs")
+
+
 def test_plan_json_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["plan", SMALL, "--json"], capsys)
     summary = json.loads(out)
