@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import grpc
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -82,6 +83,12 @@ def read_owned(session: P4RuntimeSession, helper: P4InfoHelper, role: Role
     try:
         state.update(state_of(session.read([entity])))
     except P4RuntimeWriteError as error:
+        # BMv2 (PI, proto/frontend/src/digest_mgr.cpp, DigestData::get_config) answers
+        # the read of a digest no DigestEntry has configured yet with NOT_FOUND
+        # ("Digest N not configured") and fails the whole Read, where our target
+        # returns nothing: both mean "not configured", so the entry gets inserted.
+        if error.code == grpc.StatusCode.NOT_FOUND:
+            return state, True
         if not error.is_unimplemented():
             raise
         return state, False
