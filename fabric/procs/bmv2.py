@@ -1,40 +1,92 @@
 """The command line of a BMv2 device: ``simple_switch_grpc`` with no program (the
-controller pushes p4c's JSON), its ports, and its target options after ``--``."""
+controller pushes p4c's JSON), its ports, and its target options after ``--``.
+
+Which options a build has is read from ``simple_switch_grpc --help``: BMv2 prints its
+generic options and then, under "Target specific options", the target's own
+(behavioral-model src/bm_sim/options_parse.cpp, ``OptionsParser::parse``: the target
+parser's ``help_msg`` is printed only for the generic ``--help``; ``-- --help`` makes
+``--help`` the positional JSON file and prints nothing useful).
+"""
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import threading
 from functools import cache
+from pathlib import Path
 
 from protocol.constants import CPU_PORT
 
-from .layout import DeviceSpec
+from .layout import MAX_SOCKET_PATH, DeviceSpec
 
-__all__ = ["BMV2_SWITCH", "bmv2_command"]
+__all__ = ["BMV2_SWITCH", "bmv2_command", "bmv2_help"]
 
 BMV2_SWITCH = "simple_switch_grpc"
 HELP_TIMEOUT_S = 10.0
 
+_given_ports: set[int] = set()
+_ports_lock = threading.Lock()
+
 
 @cache
-def bmv2_target_help() -> str:
-    """What ``simple_switch_grpc -- --help`` says about its target options ("" if it
+def bmv2_help() -> str:
+    """What ``simple_switch_grpc --help`` says, target options included ("" if it
     cannot be asked)."""
     try:
-        done = subprocess.run([BMV2_SWITCH, "--", "--help"], capture_output=True, text=True,
+        done = subprocess.run([BMV2_SWITCH, "--help"], capture_output=True, text=True,
                               timeout=HELP_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return done.stdout + done.stderr
 
 
+def free_tcp_port() -> int:
+    """A TCP port free on every address now, never one this process handed out before
+    (the kernel may offer a just-released port again)."""
+    with _ports_lock:
+        while True:
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+                probe.bind(("0.0.0.0", 0))
+                port = int(probe.getsockname()[1])
+            if port not in _given_ports:
+                _given_ports.add(port)
+                return port
+
+
+def notifications_address(device: DeviceSpec) -> str | None:
+    """``ipc://`` beside the device's log, if the path fits a Unix socket."""
+    path = str(Path(device.log_file).resolve().with_name(f"{device.name}.bmv2-notify.ipc"))
+    return f"ipc://{path}" if len(path) <= MAX_SOCKET_PATH else None
+
+
 def bmv2_command(device: DeviceSpec, ports: list[str], log_level: str,
                  priority_queues: int) -> list[str]:
     """``ports``: the ``-i PORT@IFACE`` or ``--packet-in ADDR`` arguments."""
+    help_text = bmv2_help()
+    generic: list[str] = []
+    # A build with Thrift starts its Thrift server on 9090 unless told otherwise, and
+    # exits when the port is taken ("Thrift returned an exception when trying to bind
+    # to port 9090", behavioral-model src/bm_runtime/server.cpp, ``serve``): every
+    # device of a fabric needs a port of its own. Builds without Thrift refuse the
+    # option, so it is given only where --help lists it.
+    if "--thrift-port" in help_text:
+        generic += ["--thrift-port", str(free_tcp_port())]
+    # Learning/ageing notifications are published on
+    # ipc:///tmp/bmv2-<device-id>-notifications.ipc by default (options_parse.cpp),
+    # which two fabrics (or a PTF run) with the same device ids would share.
+    address = notifications_address(device)
+    if "--notifications-addr" in help_text and address is not None:
+        generic += ["--notifications-addr", address]
     options = ["--grpc-server-addr", device.grpc_address, "--cpu-port", str(CPU_PORT)]
-    # Only builds of simple_switch_grpc that have the option accept it; the others
-    # refuse to start on an unknown option, and run with one queue per port.
-    if "priority-queues" in bmv2_target_help():
+    # With one queue per port (the default) simple_switch drops every packet whose
+    # standard_metadata.priority is not below the number of queues ("Priority out of
+    # range, dropping packet", targets/simple_switch/simple_switch.cpp,
+    # ``SimpleSwitch::enqueue``), and both programs set priorities up to 7: the option
+    # is needed wherever the build has it (builds without it refuse it as an unknown
+    # target option).
+    if "priority-queues" in help_text:
         options += ["--priority-queues", str(priority_queues)]
     return [BMV2_SWITCH, "--no-p4", "--device-id", str(device.device_id), *ports,
-            "--log-file", device.log_file, "--log-level", log_level, "--", *options]
+            *generic, "--log-file", device.log_file, "--log-level", log_level,
+            "--", *options]

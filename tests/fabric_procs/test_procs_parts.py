@@ -84,3 +84,48 @@ def test_veth_without_root_or_iproute2_is_refused(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(wiring, "missing_tools", lambda: ["tc"])
     with pytest.raises(wiring.WiringError, match="tc not found"):
         wiring.fabric_setup(small, tmp_path, "veth")
+
+
+# Stands in for simple_switch_grpc's --help as BMv2 prints it: the generic options,
+# then the target's (bm_sim/options_parse.cpp prints those only for the generic
+# --help; with "-- --help" it takes --help for the JSON file and fails).
+BMV2_HELP_STAND_IN = """#!/bin/sh
+if [ "$1" = "--help" ]; then
+    echo "Usage: SWITCH_NAME [options] <path to JSON config file>"
+    echo "  --thrift-port arg      TCP port on which to run the Thrift runtime server"
+    echo "  --notifications-addr arg  nanomsg address for notifications"
+    echo "Target specific options:"
+    echo "  --grpc-server-addr arg"
+    echo "  --priority-queues arg  Number of priority queues (default is 1)"
+    exit 0
+fi
+echo "Error: please specify an input JSON configuration file"
+exit 1
+"""
+
+
+def test_bmv2_options_come_from_its_help(monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Path) -> None:
+    from fabric.procs import bmv2
+
+    stand_in = tmp_path / BMV2_SWITCH
+    stand_in.write_text(BMV2_HELP_STAND_IN)
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    bmv2.bmv2_help.cache_clear()
+    try:
+        commands = [switch_command(DeviceSpec(
+            f"s{i}", "t1", i, f"127.0.0.1:{9 + i}", "", str(tmp_path / f"s{i}.log"),
+            interfaces=((1, "a"),), target="bmv2")) for i in range(2)]
+    finally:
+        bmv2.bmv2_help.cache_clear()
+    thrift_ports = set()
+    for i, command in enumerate(commands):
+        generic, target = command[:command.index("--")], command[command.index("--") + 1:]
+        assert target[-2:] == ["--priority-queues", "8"]
+        # every device its own Thrift port (BMv2 exits when 9090 is taken) and
+        # notifications socket, both generic options (before "--")
+        thrift_ports.add(generic[generic.index("--thrift-port") + 1])
+        assert generic[generic.index("--notifications-addr") + 1] == \
+            f"ipc://{tmp_path.resolve()}/s{i}.bmv2-notify.ipc"
+    assert len(thrift_ports) == 2
