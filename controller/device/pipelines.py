@@ -83,19 +83,35 @@ def build_bmv2(program: str, files: tuple[str, str] | None) -> Pipeline:
                     f"{json_file} + {p4info_file}")
 
 
+# p4c picks the P4Info format from the file's suffix, and p4c releases before 1.2.4
+# (the packaged ones of Ubuntu 22.04, say) know only .txt, .json and .bin: ".txtpb" is
+# refused ("Could not detect p4runtime info file format from file suffix",
+# control-plane/p4RuntimeSerializer.cpp, parseFileNames). Releases older still have no
+# --p4runtime-files at all, only --p4runtime-file with --p4runtime-format.
+P4INFO_NAME = "program.p4info.txt"
+
+
+def _run_p4c(command: list[str], program: Path) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(command, capture_output=True, text=True,
+                              timeout=P4C_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise PipelineError(f"{P4C_BMV2} {program}: no result after "
+                            f"{P4C_TIMEOUT_S} s") from None
+
+
 def _compile_bmv2(program: Path) -> Pipeline:
     with tempfile.TemporaryDirectory(prefix="mrc-ctl-p4c-") as tmp:
-        out, info = Path(tmp) / "program.json", Path(tmp) / "program.p4info.txtpb"
-        command = [P4C_BMV2, "--p4runtime-files", str(info), "-o", str(out)]
-        command += [f"-I{d}" for d in include_dirs(program)] + [str(program)]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True,
-                                  timeout=P4C_TIMEOUT_S, check=False)
-        except subprocess.TimeoutExpired:
-            raise PipelineError(f"{P4C_BMV2} {program}: no result after "
-                                f"{P4C_TIMEOUT_S} s") from None
-        if done.returncode != 0:
+        out, info = Path(tmp) / "program.json", Path(tmp) / P4INFO_NAME
+        rest = ["-o", str(out)]
+        rest += [arg for d in include_dirs(program) for arg in ("-I", str(d))] + [str(program)]
+        done = _run_p4c([P4C_BMV2, "--p4runtime-files", str(info), *rest], program)
+        said = (done.stderr or done.stdout).strip().splitlines()
+        if done.returncode != 0 and any("p4runtime-files" in line for line in said):
+            done = _run_p4c([P4C_BMV2, "--p4runtime-file", str(info),
+                             "--p4runtime-format", "text", *rest], program)
             said = (done.stderr or done.stdout).strip().splitlines()
+        if done.returncode != 0:
             raise PipelineError(f"{P4C_BMV2} {program} failed: "
                                 f"{said[-1] if said else done.returncode}")
         config = out.read_bytes()

@@ -1,15 +1,17 @@
 """The controller against what BMv2's P4Runtime server (PI) answers where it differs
-from our target (``pi_like``): reconciling a NIC that BMv2 has just started."""
+from our target (``pi_like``): reconciling a NIC that BMv2 has just started; and
+p4c-bm2-ss releases of any age giving the pipeline."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from pi_like import PiLikeSession
 
 from controller.device.encoding import desired_state
-from controller.device.pipelines import build_bm
+from controller.device.pipelines import P4C_BMV2, build_bm, build_bmv2
 from controller.device.reconcile import read_owned, reconcile
 from controller.plan import FabricPlan, make_plan
 from controller.plan import p4names as n
@@ -47,3 +49,36 @@ def test_a_fresh_bmv2_nic_gets_its_digest_configured_then_nothing_is_written(
     writes = len(session.writes)
     again = reconcile(session, nic_helper, Role.NIC, lambda current: desired)  # type: ignore[arg-type]
     assert again.total == 0 and len(session.writes) == writes
+
+
+# Stands in for p4c-bm2-ss of a given age: what it accepts for the P4Info file.
+P4C_STAND_IN = """#!{python}
+import sys
+from pathlib import Path
+args = sys.argv[1:]
+age = {age!r}
+if "--p4runtime-files" in args:
+    if age == "ancient":
+        sys.exit("Unknown option --p4runtime-files")
+    info = args[args.index("--p4runtime-files") + 1]
+    if not info.endswith((".txt", ".json", ".bin")) and age == "1.2.2":
+        sys.exit(f"[--Werror=unknown] error: {{info}}: Could not detect p4runtime info "
+                 f"file format from file suffix {{Path(info).suffix}}")
+else:
+    info = args[args.index("--p4runtime-file") + 1]
+    assert args[args.index("--p4runtime-format") + 1] == "text", args
+Path(info).write_text('pkg_info {{ arch: "v1model" }}')
+Path(args[args.index("-o") + 1]).write_text('{{"program": "stand-in"}}')
+"""
+
+
+@pytest.mark.parametrize("age", ["1.2.2", "ancient"])
+def test_p4c_of_any_age_gives_the_pipeline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                           age: str) -> None:
+    stand_in = tmp_path / P4C_BMV2
+    stand_in.write_text(P4C_STAND_IN.format(python=sys.executable, age=age))
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    pipeline = build_bmv2(str(ROOT / "p4src" / "mrc_nic.p4"), None)
+    assert pipeline.device_config == b'{"program": "stand-in"}'
+    assert pipeline.p4info.pkg_info.arch == "v1model"
