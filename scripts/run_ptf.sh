@@ -226,7 +226,9 @@ GRPC_ADDR="127.0.0.1:$GRPC_PORT"
 IPC="ipc://$WORK/packets.ipc"
 CPU_PORT=255
 NAME="$(basename "$P4" .p4)"
-P4INFO="$WORK/$NAME.p4info.txtpb"
+# .txt, not .txtpb: p4c releases before 1.2.4 pick the P4Info format from the suffix and
+# know only .txt, .json and .bin (control-plane/p4RuntimeSerializer.cpp, parseFileNames).
+P4INFO="$WORK/$NAME.p4info.txt"
 LAST_PORT=$((NPORTS - 1))
 
 INC_ARGS=()
@@ -276,10 +278,25 @@ if [[ "$TARGET" == bm ]]; then
         --priority-queues "$PRIORITY_QUEUES" \
         --log-file "$SWITCH_LOG" --log-level "$LOG_LEVEL" >"$WORK/switch.out" 2>&1 &
 else
-    simple_switch_grpc --device-id 0 --no-p4 "${SWITCH_PORT_ARGS[@]}" \
+    # Options only some builds have, read from --help: BMv2 lists its target options
+    # there (bm_sim/options_parse.cpp prints them only for the generic --help). An
+    # unknown target option leaves the target's options unparsed (no gRPC address, no
+    # CPU port); a Thrift build takes port 9090 unless told otherwise and exits if it
+    # is in use (bm_runtime/server.cpp).
+    BMV2_HELP="$(simple_switch_grpc --help 2>&1 || true)"
+    BMV2_GENERIC=()
+    BMV2_TARGET=()
+    if [[ "$BMV2_HELP" == *--thrift-port* ]]; then
+        THRIFT_PORT="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("0.0.0.0", 0)); print(s.getsockname()[1])')"
+        BMV2_GENERIC+=(--thrift-port "$THRIFT_PORT")
+    fi
+    if [[ "$BMV2_HELP" == *priority-queues* ]]; then
+        BMV2_TARGET+=(--priority-queues "$PRIORITY_QUEUES")
+    fi
+    simple_switch_grpc --device-id 0 --no-p4 "${SWITCH_PORT_ARGS[@]}" "${BMV2_GENERIC[@]}" \
         --log-file "$SWITCH_LOG" --log-level "$LOG_LEVEL" --log-flush \
         -- --grpc-server-addr "$GRPC_ADDR" --cpu-port "$CPU_PORT" \
-        --priority-queues "$PRIORITY_QUEUES" >"$WORK/switch.out" 2>&1 &
+        "${BMV2_TARGET[@]}" >"$WORK/switch.out" 2>&1 &
 fi
 SWITCH_PID=$!
 

@@ -83,8 +83,11 @@ def bmv2_command(device: DeviceSpec, ports: list[str], log_level: str,
     # standard_metadata.priority is not below the number of queues ("Priority out of
     # range, dropping packet", targets/simple_switch/simple_switch.cpp,
     # ``SimpleSwitch::enqueue``), and both programs set priorities up to 7: the option
-    # is needed wherever the build has it (builds without it refuse it as an unknown
-    # target option).
+    # is needed wherever the build has it. A build without it must not get it: an
+    # unknown target option makes BMv2 drop all of them, gRPC address and CPU port
+    # included (bm_sim/target_parser.cpp, ``TargetParserBasicStore::parse`` stores
+    # nothing when boost throws; OptionsParser::parse only prints "Target parser
+    # returned an error" and goes on).
     if "priority-queues" in help_text:
         options += ["--priority-queues", str(priority_queues)]
     return [BMV2_SWITCH, "--no-p4", "--device-id", str(device.device_id), *ports,
