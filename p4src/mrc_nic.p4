@@ -39,6 +39,7 @@
 #define NIC_COUNTER(I, size, unit) counter<I>(size, unit)
 #define NIC_PACKETS CounterType.packets
 #define NIC_PACKETS_AND_BYTES CounterType.packets_and_bytes
+#define NIC_COUNT_BYTES(ctr, index) ctr.count(index)
 #define NIC_RANDOM(dst, mask) random(dst, 8w0, mask)
 
 #include "include/constants.p4"

@@ -25,24 +25,36 @@ V1MODEL_ONLY = {
 }
 
 
+# The macros each PNA compiler defines: bm none, p4c-bm2-pna __TARGET_BMV2__ (drops
+# go to a port without an interface, BMv2 pna_nic having no drop), p4c-dpdk only
+# p4c's __p4c__ (byte counters given the frame length, no Random).
+VARIANTS = {
+    "pna": None,
+    "pna-bmv2": {"__p4c__": "1", "__TARGET_BMV2__": "1"},
+    "pna-dpdk": {"__p4c__": "1"},
+}
+
+
 @cache
-def _program(bmv2: bool = False) -> P4Program:
-    """The PNA NIC as bm compiles it, or as p4c-bm2-pna sees it (``__TARGET_BMV2__``:
-    drops go to a port without an interface, BMv2 pna_nic having no drop)."""
-    return load_program(PROGRAM, defines={"__TARGET_BMV2__": "1"} if bmv2 else None)
+def _program(bmv2: bool = False, variant: str | None = None) -> P4Program:
+    """The PNA NIC as bm compiles it, or as p4c-bm2-pna (``bmv2``) or another of
+    ``VARIANTS`` sees it."""
+    if variant is None:
+        variant = "pna-bmv2" if bmv2 else "pna"
+    return load_program(PROGRAM, defines=VARIANTS[variant])
 
 
 def test_pna_nic_is_a_pna_program() -> None:
     assert _program().arch == "pna"
 
 
-@pytest.mark.parametrize("bmv2", [False, True], ids=["pna", "pna-bmv2"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("stf", STF_FILES, ids=lambda p: p.stem)
-def test_nic_stf_on_pna(stf: Path, bmv2: bool) -> None:
+def test_nic_stf_on_pna(stf: Path, variant: str) -> None:
     behaviour = stf.stem.removeprefix("mrc_nic_")
     if behaviour in V1MODEL_ONLY:
         pytest.skip(f"v1model only: {V1MODEL_ONLY[behaviour]}")
-    result = run_stf_file(_program(bmv2), stf, strict_ports=True)
+    result = run_stf_file(_program(variant=variant), stf, strict_ports=True)
     assert result.passed, "\n".join(result.failures)
 
 

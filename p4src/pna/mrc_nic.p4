@@ -23,6 +23,15 @@
 #include <core.p4>
 #include <pna.p4>
 
+// Which PNA compiler reads this file.  p4c-bm2-pna defines __TARGET_BMV2__;
+// p4c-dpdk defines no target macro (backends/dpdk/main.cpp), only p4c's own
+// __p4c__, which bm does not define: so p4c without __TARGET_BMV2__ is taken
+// to be p4c-dpdk (p4c's other PNA back ends, eBPF and TC, have the same
+// limits where they matter here).
+#if defined(__p4c__) && !defined(__TARGET_BMV2__)
+#define NIC_PNA_DPDK 1
+#endif
+
 // How the NIC's state is spelt in PNA (include/nic/nic_state.p4): a Register
 // returns what it reads, a Counter also names its width, Random draws from a
 // range fixed at compile time (0..255, masked to the QP's ev_mask, which is
@@ -32,6 +41,17 @@
 #define NIC_COUNTER(I, size, unit) Counter<bit<32>, I>(size, unit)
 #define NIC_PACKETS PNA_CounterType_t.PACKETS
 #define NIC_PACKETS_AND_BYTES PNA_CounterType_t.PACKETS_AND_BYTES
+#ifdef NIC_PNA_DPDK
+// p4c-dpdk rejects count(index) on a counter of bytes ("Expected packet length
+// argument for count method of indirect counter", ConvertStatementToDpdk in
+// backends/dpdk/dpdkHelpers.cpp): PNA has no packet length in its metadata,
+// so the length comes from the headers (meta.frame_len, set below).  BMv2
+// pna_nic takes one argument only ("Expected 1 argument", ExternConverter_Counter
+// in backends/bmv2/portable_common/portable.cpp) and counts the real length.
+#define NIC_COUNT_BYTES(ctr, index) ctr.count(index, meta.frame_len)
+#else
+#define NIC_COUNT_BYTES(ctr, index) ctr.count(index)
+#endif
 #define NIC_RANDOM(dst, mask) dst = nic_rotation_random.read() & (mask)
 
 Random<bit<8>>(0, 255) nic_rotation_random;
@@ -97,6 +117,16 @@ control NicIngress(inout headers_t hdr,
 
     apply {
         meta.ingress_port = (bit<9>)(PortIdUint_t)istd.input_port;
+#ifdef NIC_PNA_DPDK
+        // The bytes NIC_COUNT_BYTES counts: the frame as it arrived, as far as
+        // the headers tell (Ethernet, and IPv6 with its payload; a packet-out's
+        // own header and a non-IPv6 frame's payload are not counted).
+        meta.frame_len = (bit<32>)ETHERNET_BYTES;
+        if (hdr.ipv6.isValid()) {
+            meta.frame_len = meta.frame_len + (bit<32>)IPV6_BYTES
+                             + (bit<32>)hdr.ipv6.payload_len;
+        }
+#endif
         classify.apply(hdr, meta, istd.parser_error);
         lookup.apply(hdr, meta);
         work.apply(hdr, meta);

@@ -81,7 +81,7 @@ control NicForward(inout headers_t hdr, inout nic_metadata_t meta) {
         if (meta.drop_reason == 0 && meta.transport) {
             if (meta.tx_data || meta.tx_probe) {
                 encap.apply(hdr, meta);
-                qp_tx_counter.count((bit<32>)meta.qp_index);
+                NIC_COUNT_BYTES(qp_tx_counter, (bit<32>)meta.qp_index);
             } else if (meta.loss_report) {
                 // Consumed: the report was for the NIC alone.
                 meta.out_port = DROP_PORT;
@@ -100,7 +100,7 @@ control NicForward(inout headers_t hdr, inout nic_metadata_t meta) {
             }
         }
         if (meta.drop_reason != 0) {
-            drop_counter.count(meta.drop_reason);
+            NIC_COUNT_BYTES(drop_counter, meta.drop_reason);
         }
     }
 }

@@ -92,7 +92,7 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
             } else if (fresh) {
                 meta.deliver = true;
                 received = received + (bit<24>)hdr.inner_ipv6.payload_len;
-                qp_rx_counter.count(qp);
+                NIC_COUNT_BYTES(qp_rx_counter, qp);
                 bit<8> unacked;
                 NIC_REG_READ(unacked, rx_unacked, qp);
                 unacked = unacked + 1;

@@ -20,10 +20,13 @@
  *   NIC_REG_READ(dst, reg, index)  dst = reg[index]
  *   NIC_COUNTER(I, size, unit)     a counter array indexed by I, unit one of
  *   NIC_PACKETS, NIC_PACKETS_AND_BYTES
+ *   NIC_COUNT_BYTES(ctr, index)    counts the packet on a NIC_PACKETS_AND_BYTES
+ *                                  counter (p4c-dpdk needs the length spelt
+ *                                  out: meta.frame_len, see pna/mrc_nic.p4)
  *   NIC_RANDOM(dst, mask)          dst = a uniform draw from 0..mask (mask is
  *                                  2^k - 1, from the QP's ev_mask)
- * Writes (reg.write(index, value)) and counts (ctr.count(index)) are spelt
- * alike in v1model and PNA.
+ * Writes (reg.write(index, value)) and counts of NIC_PACKETS counters
+ * (ctr.count(index)) are spelt alike in v1model and PNA.
  *
  * Needs constants.p4.
  */
