@@ -52,9 +52,19 @@
 #else
 #define NIC_COUNT_BYTES(ctr, index) ctr.count(index)
 #endif
+#ifdef NIC_PNA_DPDK
+// p4c-dpdk has no Random (p4c's DpdkXfail.cmake: psa-random.p4 "Not
+// implemented"; ConvertStatementToDpdk knows no Random.read).  The rotation's
+// XOR then moves by an odd step at each wrap: modulo 2^k an odd step visits
+// every value of 0..ev_mask, so each rotation still visits every slot once and
+// consecutive rotations differ, but the order is predictable, not drawn.
+#define NIC_RANDOM(dst, mask) dst = (dst + NIC_ROTATION_STEP) & (mask)
+const bit<8> NIC_ROTATION_STEP = 0x9D;
+#else
 #define NIC_RANDOM(dst, mask) dst = nic_rotation_random.read() & (mask)
 
 Random<bit<8>>(0, 255) nic_rotation_random;
+#endif
 
 // BMv2 pna_nic has no drop (drop_packet() is not among its primitives; its PNA
 // support lists dropping as future work), so for p4c-bm2-pna, which defines
