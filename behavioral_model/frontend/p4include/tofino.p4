@@ -62,6 +62,9 @@ enum SelectorMode_t { FAIR, RESILIENT }
 enum HashAlgorithm_t {
     IDENTITY,
     RANDOM,
+    XOR8,
+    XOR16,
+    XOR32,
     CRC8,
     CRC16,
     CRC32,
@@ -308,7 +311,7 @@ extern RegisterParam<T> {
 // One read-modify-write of a register cell per packet: the instance's
 // initializer implements apply(), run by execute() on the cell at index.
 extern RegisterAction<T, I, U> {
-    RegisterAction(Register<T, I> reg);
+    RegisterAction(Register<_, _> reg);
     U execute(in I index);
     U execute_log();
     @synchronous(execute, execute_log)
