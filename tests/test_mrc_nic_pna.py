@@ -25,13 +25,12 @@ V1MODEL_ONLY = {
 }
 
 
-# The macros each PNA compiler defines: bm none, p4c-bm2-pna __TARGET_BMV2__ (drops
-# go to a port without an interface, BMv2 pna_nic having no drop), p4c-dpdk only
-# p4c's __p4c__ (byte counters given the frame length, no Random).
+# The macros each PNA compiler defines: p4c-bm2-pna __TARGET_BMV2__ (drops go to a
+# port without an interface, BMv2 pna_nic having no drop; Random; count(index)),
+# p4c-dpdk none, as bm (byte counters given the frame length, no Random).
 VARIANTS = {
     "pna": None,
-    "pna-bmv2": {"__p4c__": "1", "__TARGET_BMV2__": "1"},
-    "pna-dpdk": {"__p4c__": "1"},
+    "pna-bmv2": {"__TARGET_BMV2__": "1"},
 }
 
 
