@@ -7,9 +7,12 @@ real switches; nothing is written into a device behind its back.
 * During the run: the simulator hands each NIC digest, at the virtual time it happens,
   to the controller's ``Reactor.handle_digest`` (top-ups of backup EVs), on the
   simulation thread. Its P4Runtime writes are blocking calls, so virtual time stands
-  still while it works and a run stays deterministic. The reactor's probes are left
-  out: its probe schedule runs on wall-clock time (``ProbeSchedule``), which a
-  simulation cannot drive yet.
+  still while it works and a run stays deterministic.
+* Probes: the reactor's probe schedule (``ProbeSchedule``) reads the simulator's
+  virtual clock, and the simulator asks for the probes due as its time advances
+  (``send_due_probes``); they go out as packet-outs over P4Runtime, like the
+  controller's on real switches, and the simulator waits until the devices have them
+  before time moves on, so they enter the NICs at a definite virtual time.
 * After a switch reboot: the controller's ``program`` (pipeline, then reconcile) brings
   the device back, top-ups included.
 
@@ -19,6 +22,7 @@ the addresses in the plan are the simulator's and runs never compete for TCP por
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,7 @@ from controller.apply import apply_fabric, program
 from controller.device import PipelineCache
 from controller.events import EventLog
 from controller.plan import FabricPlan
+from controller.react import ProbeSchedule
 from controller.react.reactor import Reactor
 from p4rt_client import encode_value
 
@@ -39,9 +44,9 @@ ELECTION_ID = (0, 10)
 PIPELINES = PipelineCache()
 
 
-def _reactor(plan: FabricPlan, log: EventLog) -> Reactor:
+def _reactor(plan: FabricPlan, log: EventLog, probes: ProbeSchedule | None) -> Reactor:
     """The controller's reactor, on the shared pipelines."""
-    return Reactor(plan, log, election_id=ELECTION_ID, pipelines=PIPELINES)
+    return Reactor(plan, log, election_id=ELECTION_ID, pipelines=PIPELINES, probes=probes)
 
 
 class ProgrammingError(Exception):
@@ -81,9 +86,11 @@ def _relocate(device: Any, address: str, resolve: Any) -> None:
 class FabricController:
     """The controller of one simulated run."""
 
-    def __init__(self, plan: FabricPlan) -> None:
+    def __init__(self, plan: FabricPlan, probes: ProbeSchedule | None = None) -> None:
+        """``probes``: the reactor's probe schedule, on the simulator's clock."""
         self.plan = plan
         self.log = EventLog(out=None, keep=100_000)
+        self.probes = probes
         self.reactor: Reactor | None = None
 
     def program_all(self) -> None:
@@ -92,7 +99,7 @@ class FabricController:
         if failed:
             raise ProgrammingError("\n".join(f"{o.device}: {o.problem}: {o.message}"
                                              for o in failed))
-        self.reactor = _reactor(self.plan, self.log)
+        self.reactor = _reactor(self.plan, self.log, self.probes)
         for link in self.reactor.links.values():
             link.connect()
 
@@ -105,6 +112,16 @@ class FabricController:
             digest.data.append(p4data_pb2.P4Data(struct=p4data_pb2.P4StructLike(members=[
                 p4data_pb2.P4Data(bitstring=encode_value(v, 64)) for v in message.values])))
         self.reactor.handle_digest(device, digest)
+
+    def send_due_probes(self) -> dict[str, int]:
+        """Send the probes due now on the schedule's clock; how many went to each NIC."""
+        if self.reactor is None:
+            return {}
+        return dict(Counter(task.key.nic for task in self.reactor.send_due_probes()))
+
+    def probing(self) -> bool:
+        """Whether retired EVs are still being probed (neither restored nor given up)."""
+        return self.reactor is not None and bool(self.reactor.probes.tasks)
 
     def program_device(self, device: str) -> None:
         """Bring a device back after a reboot (its pipeline and entries, top-ups too)."""

@@ -24,6 +24,7 @@ import simpy
 import yaml
 
 from controller.plan import FabricPlan, make_plan
+from controller.react import ProbeSchedule
 from controller.topology import TopologyError, load_topology, parse_topology
 from host import MemoryRegion, TransportConfig
 from host.completions import WriteHandle
@@ -134,6 +135,19 @@ def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
                               progress)
 
 
+# The controller's probes in virtual time [ours]: its wall-clock schedule (50 ms, then
+# doubling) is tuned for real switches; the simulator's fabric is scaled down, so the
+# first retry comes after the transport's RTO, doubling up to PROBE_MAX_RTOS of them.
+PROBE_MAX_RTOS = 8
+
+
+def probe_schedule(scenario: Scenario, env: simpy.Environment) -> ProbeSchedule:
+    """The reactor's probe schedule on the simulation's virtual clock (seconds)."""
+    rto_s = scenario.transport.rto_us / 1e6
+    return ProbeSchedule(first_interval_s=rto_s, max_interval_s=rto_s * PROBE_MAX_RTOS,
+                         clock=lambda: env.now / 1e6)
+
+
 def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
                    plan: FabricPlan, progress: Progress | None) -> RunResult:
     spec = scenario.network
@@ -143,7 +157,7 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
                            queue_depth=spec.queue_depth, seed=scenario.seed)
     network = Network(plan, config, transport_config(scenario))
     metrics = Metrics(plan, scenario.bin_us)
-    controller = FabricController(plan)
+    controller = FabricController(plan, probes=probe_schedule(scenario, network.env))
     try:
         network.start_servers()
         controller.program_all()
@@ -229,13 +243,21 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         pending[0] += load.messages
         call_later(env, load.start_us, post, i)
     failures = _schedule_failures(scenario, network, controller)
-    # Packet-outs reach a device from a gRPC thread; they enter its CPU port at the
-    # next tick of virtual time (the reactor sends none today: its probes do not run).
-    _tick(env, scenario.bin_us, network.inject_packet_outs)
+    # Every tick the controller sends the probes due by virtual time; packet-outs reach
+    # a device from a gRPC thread, so the tick waits for them, then they enter their
+    # devices' CPU ports.
+    def packet_outs() -> None:
+        sent = controller.send_due_probes()
+        if sent:
+            network.await_packet_outs(sent)
+        network.inject_packet_outs()
+
+    _tick(env, scenario.bin_us, packet_outs)
     if progress is not None and total:
         _tick(env, scenario.bin_us * 10, lambda: progress(
             min(1.0, sum(m.delivered_bytes for m in metrics.qps.values()) / total)))
     deadline = env.timeout(scenario.max_time_us)
+    deadline_us = env.now + scenario.max_time_us
     # Everything built so far (device states: a NIC's registers are lists of 10^5
     # entries) lives for the whole run: out of the garbage collector's sight, a full
     # collection no longer walks it, which made a hop cost more the more NICs there are.
@@ -244,6 +266,11 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
         env.run(until=simpy.AnyOf(env, [done, deadline]))
+        end_us = env.now
+        # After the transfer, time runs on while the controller probes retired EVs (a
+        # failed link may come back later), until none is left or the deadline.
+        while done.triggered and controller.probing() and env.now < deadline_us:
+            env.run(until=min(env.now + scenario.bin_us, deadline_us))
     finally:
         wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
         gc.unfreeze()
@@ -252,7 +279,7 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         bytes(_region(hosts[nic], qp).read(0, len(data))) == bytes(data)
         for (qp, nic), data in expected.items())
     return RunResult(
-        scenario=scenario.name, mode=mode, only=only, end_us=env.now, finished=finished,
+        scenario=scenario.name, mode=mode, only=only, end_us=end_us, finished=finished,
         intact=intact, writes=writes, metrics=metrics,
         network={name: {"frames": cable.counters.frames,
                         "dropped": cable.counters.dropped}
@@ -260,7 +287,7 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         packet_hops=sum(d.counters.hops for d in network.devices.values()),
         qp_stats=_qp_stats(plan, hosts, loads), failures=failures, sim_wall_s=wall,
         sim_cpu_s=cpu, controller_events={name: controller.events(name) for name in (
-            "top-up", "no-backup-left", "pushed", "wrote")})
+            "top-up", "no-backup-left", "pushed", "wrote", "probe-sent", "restored")})
 
 
 def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str, int]]:

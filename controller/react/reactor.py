@@ -130,7 +130,7 @@ class Reactor:
                 pass
             else:
                 self.handle_digest(device, digest)
-            self._send_due_probes()
+            self.send_due_probes()
 
     # -- events -------------------------------------------------------------------------
     def handle_digest(self, nic: str, digest: p4runtime_pb2.DigestList) -> None:
@@ -202,8 +202,12 @@ class Reactor:
                      and r.qp_index == qp_index and r.ev == ev and r.restored_at is None),
                     None)
 
-    def _send_due_probes(self) -> None:
+    def send_due_probes(self) -> list[ProbeTask]:
+        """Send the probes due by the schedule's clock (``run`` calls this on the wall
+        clock; a simulator that gave the schedule its virtual clock calls it as its
+        time advances); the probes sent, for a caller that must see them arrive."""
         send, given_up = self.probes.take_due()
+        sent: list[ProbeTask] = []
         for task in send:
             nic = task.key.nic
             try:
@@ -211,6 +215,7 @@ class Reactor:
             except (P4RuntimeSessionError, ConnectionError, ValueError) as error:
                 self.log.emit("probe-failed", device=nic, message=str(error))
                 continue
+            sent.append(task)
             recovery = self._recovery(nic, task.key.qp_index, task.key.ev)
             if recovery is not None:
                 recovery.probes = task.sent
@@ -220,6 +225,7 @@ class Reactor:
             self.log.emit("probes-given-up", device=task.key.nic,
                           qp_index=task.key.qp_index, ev=f"{task.key.ev:#010x}",
                           probes=task.sent)
+        return sent
 
     # -- views --------------------------------------------------------------------------
     def device_states(self) -> dict[str, str]:

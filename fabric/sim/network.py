@@ -9,6 +9,8 @@ writes their entries over P4Runtime (``fabric.control``) before traffic starts.
 from __future__ import annotations
 
 import ipaddress
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +27,8 @@ from .link import Cable, Channel
 from .target import SimTarget
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# How long a packet-out may take from the controller to its device (wall clock).
+PACKET_OUT_WAIT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,20 @@ class Network:
         cable = Cable(f"{nic}:host", 0, self.config.host_delay_us)
         device.attach(c.NIC_HOST_PORT, Channel(self.env, cable, c.NIC_HOST_PORT, host.deliver))
         self.hosts[nic] = host
+
+    def await_packet_outs(self, expected: Mapping[str, int],
+                          timeout_s: float = PACKET_OUT_WAIT_S) -> None:
+        """Block until every device in ``expected`` holds at least that many packet-outs
+        not yet injected: a packet-out crosses the controller's gRPC stream on other
+        threads, and one injected a tick late would make a run depend on thread timing.
+        TimeoutError if they do not all arrive within ``timeout_s`` (wall clock)."""
+        deadline = time.monotonic() + timeout_s
+        while any(self.devices[name].target.packet_outs_pending < count
+                  for name, count in expected.items()):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"packet-outs {dict(expected)} did not reach their "
+                                   f"devices within {timeout_s} s")
+            time.sleep(0.0005)
 
     def inject_packet_outs(self) -> None:
         """Feed the controller's packet-outs received since the last call into their

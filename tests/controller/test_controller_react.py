@@ -200,7 +200,7 @@ def test_the_reactor_tops_up_probes_and_records_the_recovery(small: FabricPlan) 
     assert write.type == p4runtime_pb2.Update.INSERT
     assert write.entity.table_entry.table_id == reactor.links["nic0"].helper.get_id(
         "tables", n.QP_EV)
-    reactor._send_due_probes()
+    reactor.send_due_probes()
     (payload, port), = recorder.packets
     assert port == c.PACKET_OUT_TRANSMIT
     probe = decode_frame(payload)

@@ -89,3 +89,22 @@ def test_incast_victim_keeps_its_solo_goodput() -> None:
     assert victim["goodput_gbps"] > base
     vs = exp.report["figures"]["vs_baseline"]
     assert vs["completion_us"]["mrc"] < vs["completion_us"]["baseline"]
+
+
+def test_link_failure_probes_restore_the_retired_evs_once_the_link_is_back() -> None:
+    # The controller's probe schedule runs on the simulator's virtual clock: the EVs
+    # retired through the failed cable are probed until, the cable back, enough probes
+    # are answered and the NIC restores them (after the transfer; time runs on).
+    exp = experiment("link-failure")
+    run = exp.runs["mrc"]
+    up_us = next(f.at_us for f in exp.scenario.failures if f.action == "up")
+    events = run.metrics.ev_events
+    retired = {e.old_ev for e in events if e.reason in (1, 2)}
+    restored = {e.new_ev: e.time_us for e in events if e.reason == 3}
+    assert retired and set(restored) == retired
+    assert all(up_us < t < exp.scenario.max_time_us for t in restored.values())
+    assert run.controller_events["restored"] == len(retired)
+    qp = load_plan(exp.scenario).qp("qp-a")
+    assert qp is not None
+    # at least probe_threshold answered probes per EV, sent after the cable came back
+    assert run.controller_events["probe-sent"] >= len(retired) * qp.probe_threshold
