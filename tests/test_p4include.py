@@ -284,3 +284,48 @@ def test_same_output_as_system_cpp(defines: dict[str, str]) -> None:
     src = "#include <v1model.p4>\n"
     cpp = subprocess.run(args, input=src, capture_output=True, text=True, check=True)
     assert flat(preprocess_text(src, defines=defines).text) == flat(cpp.stdout)
+
+
+# The PNA externs and blocks the NIC uses, with the signatures of p4c's
+# p4include/pna.p4 (main branch); comments stripped.  p4c-dpdk reads its own
+# p4include/dpdk/pna.p4, whose Counter declares count(index) and count(index,
+# pkt_len) as two overloads: a call with either arity type-checks against both.
+PNA_OBJECTS = {
+    "extern Counter<W, S>": [
+        "Counter(bit<32> n_counters, PNA_CounterType_t type);",
+        "void count(in S index, @optional in bit<32> increment);",
+    ],
+    "extern Register<T, S>": [
+        "Register(bit<32> size);",
+        "Register(bit<32> size, T initial_value);",
+        "T read (in S index);",
+        "void write (in S index, in T value);",
+    ],
+    "extern Random<T>": ["Random(T min, T max);", "T read();"],
+    "extern Digest<T>": ["Digest();", "void pack(in T data);"],
+}
+PNA_DECLARATIONS = [
+    "extern void drop_packet();",
+    "extern void send_to_port(PortId_t dest_port);",
+    "enum PNA_CounterType_t { PACKETS, BYTES, PACKETS_AND_BYTES }",
+    "package PNA_NIC<PH, PM, MH, MM>( MainParserT<MH, MM> main_parser, "
+    "PreControlT<PH, PM> pre_control, MainControlT<MH, MM> main_control, "
+    "MainDeparserT<MH, MM> main_deparser);",
+]
+
+
+def pna() -> str:
+    text = preprocess_text("#include <pna.p4>\n").text
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return flat(re.sub(r"//[^\n]*", "", text))
+
+
+@pytest.mark.parametrize("head", sorted(PNA_OBJECTS))
+def test_pna_externs_the_nic_uses(head: str) -> None:
+    body = block(pna(), head)
+    assert body == " ".join(PNA_OBJECTS[head])
+
+
+@pytest.mark.parametrize("decl", PNA_DECLARATIONS)
+def test_pna_declarations_the_nic_uses(decl: str) -> None:
+    assert flat(decl) in pna()
