@@ -18,6 +18,9 @@
  *     payload after the reply's headers (the IPv6 and UDP lengths end the
  *     reply where v1model cuts it);
  *   - priorities are a class of service (ostd.class_of_service), not a queue.
+ * And what p4c-dpdk cannot take (docs/mrc-nic.md section 8; NIC_PNA_DPDK
+ * below): byte counters are given the frame length the headers tell, and
+ * there is no Random (the rotation steps instead of drawing).
  */
 
 #include <core.p4>
