@@ -11,7 +11,7 @@ from p4.v1 import p4runtime_pb2
 from controller.plan import Entity
 from controller.plan import p4names as n
 from controller.topology import DeviceAccess, Role
-from p4rt_client import P4InfoHelper, P4RuntimeSession, TlsConfig
+from p4rt_client import P4InfoHelper, P4RuntimeSession, P4RuntimeWriteError, TlsConfig
 
 from .encoding import State, desired_state
 from .pipelines import Pipeline, PipelineCache
@@ -86,8 +86,21 @@ class DeviceLink:
         return self.session is not None and self.session.primary
 
     def pipeline_current(self) -> bool:
-        """Whether the device runs our pipeline (its cookie is ours)."""
-        return self._session().get_pipeline_cookie() == self.pipeline.cookie
+        """Whether the device runs our pipeline: its cookie is ours or, from a server
+        that keeps no cookie, its P4Info is ours."""
+        session = self._session()
+        cookie = session.get_pipeline_cookie()
+        if cookie is not None:
+            return cookie == self.pipeline.cookie
+        # PI builds from before P4Runtime 1.0's cookie (proto/frontend/src/device_mgr.cpp,
+        # pipeline_config_get) answer every GetForwardingPipelineConfig with the P4Info
+        # alone: pushing again each time would wipe the device's entries on every
+        # connect, so the P4Info decides there (no P4Info: no pipeline).
+        try:
+            p4info = session.get_p4info()
+        except P4RuntimeWriteError:
+            return False
+        return p4info.ByteSize() > 0 and p4info == self.pipeline.p4info
 
     def ensure_pipeline(self) -> bool:
         """Push the pipeline unless the device already runs it; whether it was pushed."""

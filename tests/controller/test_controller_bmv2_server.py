@@ -1,15 +1,19 @@
 """The controller against what BMv2's P4Runtime server (PI) answers where it differs
 from our target (``pi_like``): reconciling a NIC that BMv2 has just started; and
-p4c-bm2-ss releases of any age giving the pipeline."""
+p4c-bm2-ss releases of any age giving the pipeline; a server that keeps no pipeline
+cookie."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
-from pi_like import PiLikeSession
+from pi_like import PiLikeSession, rpc_failure
 
+from controller.device import DeviceLink, DeviceTarget, PipelineCache
 from controller.device.encoding import desired_state
 from controller.device.pipelines import P4C_BMV2, build_bm, build_bmv2
 from controller.device.reconcile import read_owned, reconcile
@@ -82,3 +86,39 @@ def test_p4c_of_any_age_gives_the_pipeline(monkeypatch: pytest.MonkeyPatch, tmp_
     pipeline = build_bmv2(str(ROOT / "p4src" / "mrc_nic.p4"), None)
     assert pipeline.device_config == b'{"program": "stand-in"}'
     assert pipeline.p4info.pkg_info.arch == "v1model"
+
+
+class CookielessSession:
+    """GetForwardingPipelineConfig of a PI build from before pipeline cookies: the
+    P4Info alone, whatever the response type; FAILED_PRECONDITION with no pipeline."""
+
+    def __init__(self, p4info: Any) -> None:
+        self.p4info = p4info
+
+    def get_pipeline_cookie(self) -> None:
+        return None
+
+    def get_p4info(self) -> Any:
+        if self.p4info is None:
+            raise rpc_failure(grpc.StatusCode.FAILED_PRECONDITION,
+                              "No forwarding pipeline config set for this device",
+                              "GetForwardingPipelineConfig")
+        return self.p4info
+
+
+def test_a_server_without_cookies_is_not_reprogrammed_on_every_connect(
+        small: FabricPlan) -> None:
+    nic = small.fabric.nic("nic0")
+    assert nic is not None
+    link = DeviceLink(DeviceTarget("nic0", Role.NIC, nic.access), PipelineCache(), (0, 10))
+    ours = link.pipeline.p4info
+    link.session = CookielessSession(ours)  # type: ignore[assignment]
+    assert link.pipeline_current()
+    other = type(ours)()
+    other.CopyFrom(ours)
+    other.tables[0].preamble.name += "_other"
+    link.session = CookielessSession(other)  # type: ignore[assignment]
+    assert not link.pipeline_current()
+    link.session = CookielessSession(None)  # type: ignore[assignment]
+    assert not link.pipeline_current()
+    link.session = None
