@@ -425,6 +425,12 @@ def kv(text: str) -> object:
         ("0x0a000000/8", MatchKind.TERNARY, 32, Ternary(0x0A000000, 0xFF000000)),
         ("0x0a01****", MatchKind.LPM, 32, Lpm(0x0A010000, 16)),
         ("0x0a010203", MatchKind.LPM, 32, Lpm(0x0A010203, 32)),
+        # Fewer digits than the field: the prefix is the written bits, from the top
+        # (p4c's runner sends "0x0a01/16", so the top 16 bits must be zero).
+        ("0x0a01", MatchKind.LPM, 32, Lpm(0x00000000, 16)),
+        ("0x1*", MatchKind.LPM, 16, Lpm(0x0000, 4)),
+        ("0b101", MatchKind.LPM, 8, Lpm(0x00, 3)),
+        ("10", MatchKind.LPM, 8, Lpm(10, 8)),
         ("0x0a000000/8", MatchKind.LPM, 32, Lpm(0x0A000000, 8)),
         ("0x0a000000/0", MatchKind.LPM, 32, None),
         ("0xFF00&&&0xFF00", MatchKind.LPM, 16, Lpm(0xFF00, 8)),

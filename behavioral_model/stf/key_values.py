@@ -15,9 +15,13 @@ match kind and width are known, following p4c's ``bmv2stf.py`` conventions:
   mask has ones for each non-``*`` digit and zeros for ``*`` digits and for the bits
   above the written digits (``0x0101`` on a 32-bit field is ``0x0101&&&0xffff``); a
   decimal number cares about every bit;
-* on an *LPM* field the ``*`` digits must be trailing; the prefix ends where they
-  start (``0x0a01****`` on 32 bits is ``/16``); without ``*`` it is a full-length
-  prefix;
+* on an *LPM* field the ``*`` digits must be trailing; the prefix length is the
+  number of bits of the written, non-``*`` digits, counted from the top of the field
+  (``0x0a01****`` on 32 bits is ``0x0a010000/16``). A number written with fewer
+  digits than the field is wide keeps that short length too: p4c's runner hands
+  ``0x0a01`` to simple_switch_CLI as ``0x0a01/16``, which matches the keys whose top
+  16 bits are zero. A number with at least as many digits as the field, or a
+  decimal one, is a full-length prefix;
 * *exact* and *range* fields take plain numbers (a range field reads ``v`` as
   ``v..v``); an *optional* field takes a plain number or an all-``*`` pattern.
 """
@@ -113,6 +117,26 @@ def _number_mask(number: NumberValue, width: int) -> int:
     return number.care_mask & full
 
 
+def _lpm_number(number: NumberValue, width: int) -> tuple[int, int]:
+    """(value, mask) of a hex/binary number on an LPM field, as p4c's runner reads it.
+
+    bmv2stf.py turns the number into ``value/len`` with ``len`` = bits of the
+    non-``*`` digits, and simple_switch_CLI applies that prefix from the top of the
+    field. With fewer digits than the field the prefix is therefore short (and
+    covers leading zeros of the value), not the full width.
+    """
+    assert number.written_bits is not None
+    full = (1 << width) - 1
+    if number.written_bits >= width:
+        return number.value, number.care_mask & full
+    care = number.care_mask
+    length = bin(care).count("1")
+    if care != prefix_mask(length, number.written_bits):
+        return number.value, care  # '*' not trailing: reported by the caller
+    mask = prefix_mask(length, width)
+    return number.value & mask, mask
+
+
 def to_field_match(key_value: KeyValue, kind: MatchKind, width: int) -> FieldMatch | None:
     """The runtime match for ``key_value`` on a key field of ``kind`` and ``width``
     (None = wildcard). Raises STFValueError when the value cannot express it."""
@@ -133,9 +157,7 @@ def to_field_match(key_value: KeyValue, kind: MatchKind, width: int) -> FieldMat
     if isinstance(key_value, NumberValue):
         fits(key_value.value)
         if kind is MatchKind.LPM and key_value.written_bits is not None:
-            # Bits above the written digits are leading zeros the prefix covers.
-            above = full & ~((1 << key_value.written_bits) - 1)
-            value, mask = key_value.value, (key_value.care_mask & full) | above
+            value, mask = _lpm_number(key_value, width)
         elif kind is MatchKind.TERNARY:
             value, mask = key_value.value, _number_mask(key_value, width)
         else:
