@@ -11,12 +11,15 @@ usage: scripts/compile.sh [--out DIR] [-h|--help]
 
 Every top level of p4src/, by architecture (its directory):
 
-  p4src/*.p4      v1model  p4c-bm2-ss                 -> DIR/v1model/NAME.json, .p4info.txtpb
-  p4src/pna/*.p4  PNA      p4c-bm2-pna                -> DIR/pna/NAME.json, .p4info.txtpb
-                           p4c-dpdk --arch pna        -> DIR/pna-dpdk/NAME.spec, .p4info.txtpb
+  p4src/*.p4      v1model  p4c-bm2-ss                 -> DIR/v1model/NAME.json, .p4info.txt
+  p4src/pna/*.p4  PNA      p4c-bm2-pna                -> DIR/pna/NAME.json, .p4info.txt
+                           p4c-dpdk --arch pna        -> DIR/pna-dpdk/NAME.spec, .p4info.txt
   p4src/tna/*.p4  TNA      bf-p4c (Tofino 1)          -> DIR/tna/NAME/
                            else p4test (p4c's front end) with Intel's tna.p4, found in
                            $TNA_P4INCLUDE or $SDE_INSTALL/share/p4c/p4include
+
+P4Info is written as text with the .txt suffix: p4c releases before 1.2.4 pick the
+format from the suffix and refuse .txtpb.
 
 A compiler that is not on PATH is reported as "skipped: TOOL not installed" and is not
 an error. Every top level is also checked by our own front end
@@ -96,7 +99,7 @@ compile_v1model() {
     have p4c-bm2-ss || return 0
     mkdir -p "$dir"
     run "p4c-bm2-ss $prog" p4c-bm2-ss -I p4src/include \
-        --p4runtime-files "$dir/$name.p4info.txtpb" -o "$dir/$name.json" "$prog"
+        --p4runtime-files "$dir/$name.p4info.txt" -o "$dir/$name.json" "$prog"
 }
 
 compile_pna() {
@@ -104,12 +107,12 @@ compile_pna() {
     if have p4c-bm2-pna; then
         mkdir -p "$OUT/pna"
         run "p4c-bm2-pna $prog" p4c-bm2-pna -I p4src/include \
-            --p4runtime-files "$OUT/pna/$name.p4info.txtpb" -o "$OUT/pna/$name.json" "$prog"
+            --p4runtime-files "$OUT/pna/$name.p4info.txt" -o "$OUT/pna/$name.json" "$prog"
     fi
     if have p4c-dpdk; then
         mkdir -p "$OUT/pna-dpdk"
         run "p4c-dpdk $prog" p4c-dpdk --arch pna -I p4src/include \
-            --p4runtime-files "$OUT/pna-dpdk/$name.p4info.txtpb" \
+            --p4runtime-files "$OUT/pna-dpdk/$name.p4info.txt" \
             -o "$OUT/pna-dpdk/$name.spec" "$prog"
     fi
 }
@@ -119,7 +122,7 @@ compile_tna() {
     if command -v bf-p4c >/dev/null 2>&1; then
         mkdir -p "$OUT/tna/$name"
         run "bf-p4c $prog" bf-p4c --std p4-16 --target tofino --arch tna \
-            --p4runtime-files "$OUT/tna/$name/$name.p4info.txtpb" \
+            --p4runtime-files "$OUT/tna/$name/$name.p4info.txt" \
             -o "$OUT/tna/$name" "$prog"
         return 0
     fi

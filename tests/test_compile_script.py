@@ -76,7 +76,7 @@ def test_present_compilers_run_and_a_failing_one_fails_the_script(tmp_path: Path
     assert out.returncode == 1, out.stdout
     assert "ok: p4c-bm2-ss p4src/srv6_switch.p4\n" in out.stdout
     assert (tmp_path / "build" / "v1model" / "srv6_switch.json").exists()
-    assert (tmp_path / "build" / "v1model" / "srv6_switch.p4info.txtpb").exists()
+    assert (tmp_path / "build" / "v1model" / "srv6_switch.p4info.txt").exists()
     assert "FAILED: bf-p4c p4src/tna/srv6_switch.p4\n    error: not enough stages\n" \
         in out.stdout
     assert "p4test" not in out.stdout
