@@ -55,12 +55,12 @@ def build_program(src: PreprocessedSource) -> P4Program:
 
 
 def load_program(path: str | Path, include_dirs: Sequence[str | Path] = (),
-                 defines: Mapping[str, str] | None = None) -> P4Program:
+                 defines: Mapping[str, str | None] | None = None) -> P4Program:
     """Compile a P4 file; raises frontend.errors.P4Error with file:line:col on bad input."""
     return build_program(preprocess(path, include_dirs, defines))
 
 
 def load_program_text(text: str, filename: str = "<string>",
                       include_dirs: Sequence[str | Path] = (),
-                      defines: Mapping[str, str] | None = None) -> P4Program:
+                      defines: Mapping[str, str | None] | None = None) -> P4Program:
     return build_program(preprocess_text(text, filename, include_dirs, defines))

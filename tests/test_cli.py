@@ -151,6 +151,25 @@ def test_check_defines_and_include_dirs(
     assert code == 0 and out.startswith(f"{main_p4}: ok")
 
 
+def test_check_undefine_applies_in_order_after_defines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A program that only type-checks when __TARGET_BMV2__ is not defined.
+    prog = write(tmp_path, "u.p4", "#ifdef __TARGET_BMV2__\n#error BMv2 build\n#endif\n"
+                 + SMALL_P4)
+    code, _, err = run_main(["check", prog], capsys)
+    assert code == 1 and "BMv2 build" in err
+    code, out, _ = run_main(["check", prog, "-U", "__TARGET_BMV2__"], capsys)
+    assert code == 0 and out.startswith(f"{prog}: ok")
+    code, _, err = run_main(["check", prog, "-U", "__TARGET_BMV2__", "-D", "__TARGET_BMV2__"],
+                            capsys)
+    assert code == 1 and "BMv2 build" in err
+    with pytest.raises(SystemExit) as exit_info:
+        run_main(["check", prog, "-U", "9lives"], capsys)
+    assert exit_info.value.code == 2
+    assert "invalid -U option '9lives'" in capsys.readouterr().err
+
+
 def test_check_missing_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "missing.p4"
     code, out, err = run_main(["check", missing], capsys)

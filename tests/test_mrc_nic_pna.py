@@ -25,21 +25,20 @@ V1MODEL_ONLY = {
 }
 
 
-# The macros each PNA compiler defines: p4c-bm2-pna __TARGET_BMV2__ (drops go to a
-# port without an interface, BMv2 pna_nic having no drop; Random; count(index)),
-# p4c-dpdk none, as bm (byte counters given the frame length, no Random).
-VARIANTS = {
-    "pna": None,
-    "pna-bmv2": {"__TARGET_BMV2__": "1"},
+# The macros each PNA compiler defines, on top of bm's own __TARGET_BMV2__:
+# p4c-bm2-pna __TARGET_BMV2__, as bm (drops go to a port without an interface, BMv2
+# pna_nic having no drop; Random; count(index)); p4c-dpdk none (byte counters given
+# the frame length, no Random).
+VARIANTS: dict[str, dict[str, str | None]] = {
+    "pna-bmv2": {},
+    "pna-dpdk": {"__TARGET_BMV2__": None},
 }
 
 
 @cache
-def _program(bmv2: bool = False, variant: str | None = None) -> P4Program:
-    """The PNA NIC as bm compiles it, or as p4c-bm2-pna (``bmv2``) or another of
-    ``VARIANTS`` sees it."""
-    if variant is None:
-        variant = "pna-bmv2" if bmv2 else "pna"
+def _program(variant: str = "pna-bmv2") -> P4Program:
+    """The PNA NIC as bm reads it (p4c-bm2-pna's spelling), or as the compiler of
+    another of ``VARIANTS`` sees it."""
     return load_program(PROGRAM, defines=VARIANTS[variant])
 
 

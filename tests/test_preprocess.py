@@ -12,6 +12,7 @@ from behavioral_model.frontend.preprocess import (
     BUILTIN_INCLUDE_DIR,
     PreprocessedSource,
     parse_define_option,
+    parse_undefine_option,
     preprocess,
     preprocess_text,
 )
@@ -495,3 +496,38 @@ def test_expansion_does_not_glue_tokens_to_neighbours() -> None:
     assert lines("#define ONE +1\n#define E\nx +ONE; a-E-b; bit<ONE> f;\n") == [
         "x + +1; a- -b; bit<+1> f;"
     ]
+
+
+# ------------------------------------------------- predefined and -U macros
+
+TARGET_PROBE = "#ifdef __TARGET_BMV2__\nbmv2 __TARGET_BMV2__\n#else\nother\n#endif\n"
+
+
+def test_bm_defines_target_bmv2_as_p4c_bmv2_back_ends_do() -> None:
+    # p4c-bm2-ss and p4c-bm2-pna add -D__TARGET_BMV2__; bm reads programs as they do.
+    assert lines(TARGET_PROBE) == ["bmv2 1"]
+
+
+def test_undefine_removes_a_predefined_macro() -> None:
+    assert lines(TARGET_PROBE, defines={"__TARGET_BMV2__": None}) == ["other"]
+
+
+def test_define_replaces_a_predefined_macro() -> None:
+    assert lines(TARGET_PROBE, defines={"__TARGET_BMV2__": "2"}) == ["bmv2 2"]
+
+
+def test_later_undefine_removes_a_function_like_define_of_the_same_name() -> None:
+    text = "#ifdef F\nF(3)\n#endif\nend\n"
+    assert lines(text, defines={"F(x)": "x+1"}) == ["3+1", "end"]
+    assert lines(text, defines={"F(x)": "x+1", "F": None}) == ["end"]
+
+
+@pytest.mark.parametrize(("opt", "name"), [("-UFOO", "FOO"), ("BAR", "BAR"), (" X_1 ", "X_1")])
+def test_parse_undefine_option(opt: str, name: str) -> None:
+    assert parse_undefine_option(opt) == name
+
+
+@pytest.mark.parametrize("opt", ["", "1X", "F(x)", "A=1"])
+def test_parse_undefine_option_rejects_what_is_not_a_name(opt: str) -> None:
+    with pytest.raises(PreprocessError, match="invalid -U option"):
+        parse_undefine_option(opt)

@@ -53,7 +53,8 @@ class Subcommand:
     description: str = ""
 
 
-def _define(text: str) -> tuple[str, str]:
+def define_option(text: str) -> tuple[str, str | None]:
+    """argparse type of ``-D NAME[=VALUE]``."""
     from behavioral_model.frontend.errors import P4Error
     from behavioral_model.frontend.preprocess import parse_define_option
 
@@ -63,18 +64,39 @@ def _define(text: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(error.message) from None
 
 
+def undefine_option(text: str) -> tuple[str, str | None]:
+    """argparse type of ``-U NAME``: a define whose value ``None`` removes the macro."""
+    from behavioral_model.frontend.errors import P4Error
+    from behavioral_model.frontend.preprocess import parse_undefine_option
+
+    try:
+        return parse_undefine_option(text), None
+    except P4Error as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+
+
+def add_macro_arguments(parser: argparse.ArgumentParser) -> None:
+    """``-D NAME[=VALUE]`` and ``-U NAME`` (repeatable, applied in order, as with cpp)."""
+    parser.add_argument(
+        "-D", dest="defines", metavar="NAME[=VALUE]", action="append", default=[],
+        type=define_option, help="define a preprocessor macro, as with cpp; repeatable",
+    )
+    parser.add_argument(
+        "-U", dest="defines", metavar="NAME", action="append", type=undefine_option,
+        help="undefine a macro, as with cpp; repeatable. bm defines __TARGET_BMV2__ as "
+        "p4c's BMv2 back ends do: -U __TARGET_BMV2__ reads a program as p4c-dpdk would",
+    )
+
+
 def add_program_arguments(parser: argparse.ArgumentParser) -> None:
-    """``PROG.p4``, ``-I DIR`` (repeatable) and ``-D NAME[=VALUE]`` (repeatable)."""
+    """``PROG.p4``, ``-I DIR``, ``-D NAME[=VALUE]`` and ``-U NAME`` (repeatable)."""
     parser.add_argument("program", metavar="PROG.p4", help="the P4_16 program")
     parser.add_argument(
         "-I", dest="include_dirs", metavar="DIR", action="append", default=[],
         help="add DIR to the #include search path (before the built-in core.p4 and "
         "v1model.p4); repeatable",
     )
-    parser.add_argument(
-        "-D", dest="defines", metavar="NAME[=VALUE]", action="append", default=[],
-        type=_define, help="define a preprocessor macro, as with cpp; repeatable",
-    )
+    add_macro_arguments(parser)
 
 
 def require_file(path: str, what: str) -> Path:

@@ -8,7 +8,13 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from behavioral_model.cli.common import EXIT_FAILURE, EXIT_USAGE, CliError, Subcommand
+from behavioral_model.cli.common import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    CliError,
+    Subcommand,
+    add_macro_arguments,
+)
 
 if TYPE_CHECKING:
     from behavioral_model.p4runtime.tls import ServerTls
@@ -17,15 +23,6 @@ __all__ = ["SUBCOMMAND", "options_from_args"]
 
 _LEVELS = ("trace", "debug", "info", "warn", "error", "off")
 
-
-def _define(text: str) -> tuple[str, str]:
-    from behavioral_model.frontend.errors import P4Error
-    from behavioral_model.frontend.preprocess import parse_define_option
-
-    try:
-        return parse_define_option(text)
-    except P4Error as error:
-        raise argparse.ArgumentTypeError(error.message) from None
 
 
 def _interface(text: str) -> tuple[int, str]:
@@ -69,8 +66,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
                       "default: whichever the program's package is")
     prog.add_argument("-I", dest="include_dirs", metavar="DIR", action="append", default=[],
                       help="add DIR to the #include search path; repeatable")
-    prog.add_argument("-D", dest="defines", metavar="NAME[=VALUE]", action="append",
-                      default=[], type=_define, help="define a preprocessor macro; repeatable")
+    add_macro_arguments(prog)
     ports = parser.add_argument_group("ports")
     ports.add_argument("--device-id", type=_nonneg, default=0, metavar="N",
                        help="device id, for P4Runtime and the nanomsg socket (default 0)")

@@ -73,6 +73,35 @@ class PreprocessedSource:
         return SourceLocation(file, orig_line, col)
 
 
+#: What bm defines before it reads any program, as p4c's BMv2 back ends do
+#: (p4c-bm2-ss and p4c-bm2-pna add ``-D__TARGET_BMV2__``): programs test it to take
+#: the spelling BMv2 runs. A ``None`` value in ``defines`` (``-U NAME``) removes it,
+#: to read a program as another compiler (p4c-dpdk, p4test) would.
+PREDEFINED_MACROS: Mapping[str, str] = {"__TARGET_BMV2__": "1"}
+
+
+def _command_line_macros(defines: Mapping[str, str | None] | None) -> dict[str, str]:
+    """:data:`PREDEFINED_MACROS` with ``defines`` applied in order, as cpp applies its
+    ``-D`` and ``-U`` options: a later one replaces or removes an earlier macro of the
+    same name (``F(x)`` and ``F`` are one name)."""
+    macros = dict(PREDEFINED_MACROS)
+    for name, value in (defines or {}).items():
+        base = name.partition("(")[0].strip()
+        for earlier in [key for key in macros if key.partition("(")[0].strip() == base]:
+            del macros[earlier]
+        if value is not None:
+            macros[name] = value
+    return macros
+
+
+def parse_undefine_option(opt: str) -> str:
+    """The NAME of a ``-U`` value (a leading ``-U`` is accepted and ignored)."""
+    name = (opt[2:] if opt.startswith("-U") else opt).strip()
+    if not IDENT_RE.fullmatch(name):
+        raise PreprocessError(f"invalid -U option '{opt}': expected NAME")
+    return name
+
+
 def parse_define_option(opt: str) -> tuple[str, str]:
     """Split a ``-D`` value: ``"NAME"`` -> ``("NAME", "1")``, ``"NAME=V"`` -> ``("NAME", "V")``.
 
@@ -91,13 +120,14 @@ def parse_define_option(opt: str) -> tuple[str, str]:
 def preprocess(
     path: str | Path,
     include_dirs: Sequence[str | Path] = (),
-    defines: Mapping[str, str] | None = None,
+    defines: Mapping[str, str | None] | None = None,
 ) -> PreprocessedSource:
     """Preprocess the P4 file at ``path``.
 
     ``include_dirs`` are searched (in order) for ``#include`` files before the
     built-in folder with ``core.p4``, ``v1model.p4``, ``pna.p4``, ...  ``defines`` maps macro
-    names (optionally ``NAME(params)``) to replacement text, like ``-D``.
+    names (optionally ``NAME(params)``) to replacement text, like ``-D``, or to ``None``,
+    like ``-U``; they apply on top of :data:`PREDEFINED_MACROS`.
     Raises :class:`PreprocessError` for any problem with the input.
     """
     name = str(path)
@@ -109,7 +139,7 @@ def preprocess_text(
     text: str,
     filename: str = "<string>",
     include_dirs: Sequence[str | Path] = (),
-    defines: Mapping[str, str] | None = None,
+    defines: Mapping[str, str | None] | None = None,
 ) -> PreprocessedSource:
     """Preprocess ``text`` as if it were the contents of ``filename``.
 
@@ -117,7 +147,7 @@ def preprocess_text(
     with ``<`` (as in ``"<string>"``), in which case that step is skipped.
     """
     pp = _Preprocessor(include_dirs)
-    for name, value in (defines or {}).items():
+    for name, value in _command_line_macros(defines).items():
         pp.macros.define(f"{name} {value}", None)
     directory = None if filename.startswith("<") else Path(filename).parent
     pp.run(text, filename, directory)

@@ -56,7 +56,7 @@ class SwitchOptions:
 
     program: str | None = None
     include_dirs: Sequence[str] = ()
-    defines: dict[str, str] = field(default_factory=dict)
+    defines: dict[str, str | None] = field(default_factory=dict)
     device_id: int = 0
     interfaces: dict[int, str] = field(default_factory=dict)
     packet_in: str | None = None

@@ -27,11 +27,12 @@
 #include <pna.p4>
 
 // Which PNA compiler reads this file.  p4c-bm2-pna defines __TARGET_BMV2__
-// (backends/bmv2/pna_nic/main.cpp); p4c-dpdk run as `p4c-dpdk --arch pna`
-// defines no macro of its own (backends/dpdk/main.cpp), and bm defines none
-// either.  So every build but p4c-bm2-pna's spells the NIC as p4c-dpdk accepts
-// it (NIC_PNA_DPDK below), and bm runs that spelling; tests/test_mrc_nic_pna.py
-// runs the NIC's STF files against both.
+// (backends/bmv2/pna_nic/main.cpp), and so does bm, as a stand-in for BMv2;
+// p4c-dpdk run as `p4c-dpdk --arch pna` defines no macro of its own
+// (backends/dpdk/main.cpp).  So every build without __TARGET_BMV2__ spells the
+// NIC as p4c-dpdk accepts it (NIC_PNA_DPDK below); bm reads that spelling with
+// `-U __TARGET_BMV2__`, and tests/test_mrc_nic_pna.py runs the NIC's STF files
+// against both.
 #ifndef __TARGET_BMV2__
 #define NIC_PNA_DPDK 1
 #endif
