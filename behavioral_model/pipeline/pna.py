@@ -19,7 +19,6 @@ the deparser after the queue.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from ..runtime.state import DeviceState
@@ -28,10 +27,10 @@ from .support import AssertionFailed
 from .v1model import (
     DROP_PORT,
     NORMAL,
+    CompiledDevice,
     EgressJob,
     OutputPacket,
     PacketContext,
-    _state_object,
     log,
 )
 
@@ -92,37 +91,20 @@ class PnaPacketContext(PacketContext):
         self.csum_set(name, total)
 
 
-class PnaDevice:
+class PnaDevice(CompiledDevice):
     """One PNA device running a compiled program against its own state."""
 
     def __init__(self, compiled: CompiledProgram, state: DeviceState, seed: int = 0) -> None:
-        self.compiled = compiled
-        self.state = state
-        self.rng = random.Random(seed)
-        self.log_messages: list[str] = []
-        objects = {b.pyname: _state_object(state, b.kind, b.name) for b in compiled.bindings}
-        ns = compiled.bind(objects)
-        self.parser = ns["block_parser"]
-        self.pre_control = ns["block_pre_control"]
-        self.main_control = ns["block_main_control"]
-        self.deparser = ns["block_deparser"]
+        super().__init__(compiled, state, seed)
+        self.parser, self.pre_control, self.main_control, self.deparser = self._blocks(
+            "parser", "pre_control", "main_control", "deparser")
         values = compiled.values
-        self.new_hdr = values.class_for(compiled.headers_type)
-        self.new_meta = values.class_for(compiled.metadata_type)
         types = compiled.arch_types
         self.new_parser_istd = values.class_for(types["parser_istd"])
         self.new_pre_istd = values.class_for(types["pre_istd"])
         self.new_pre_ostd = values.class_for(types["pre_ostd"])
         self.new_istd = values.class_for(types["main_istd"])
         self.new_ostd = values.class_for(types["main_ostd"])
-        # Tables with a pna_direct_counter / pna_direct_meter count and colour on hits.
-        self.direct_by_table: dict[str, tuple[str | None, str | None]] = {}
-        for res in state.direct_counters.values():
-            prev = self.direct_by_table.get(res.table, (None, None))
-            self.direct_by_table[res.table] = (res.kind, prev[1])
-        for res in state.direct_meters.values():
-            prev = self.direct_by_table.get(res.table, (None, None))
-            self.direct_by_table[res.table] = (prev[0], res.kind)
 
     def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:
         """One packet through the pass, without queueing: what leaves."""
@@ -166,13 +148,6 @@ class PnaDevice:
         fate.egress_spec = DROP_PORT if pk.drop else pk.dest
         fate.priority = pk.ostd.class_of_service
         return hdr, meta, fate, pk
-
-    def ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
-                meta: Any | None = None) -> tuple[list[EgressJob], tuple | None]:
-        ran = self.run_ingress(data, port, now_us, itype, meta)
-        if ran is None:
-            return [], None
-        return self.end_ingress(data, port, now_us, itype, *ran)
 
     def end_ingress(self, data: bytes, port: int, now_us: int, itype: int, hdr: Any,
                     meta: Any, fate: PnaFate, pk: PnaPacketContext

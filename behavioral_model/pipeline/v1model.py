@@ -66,7 +66,7 @@ class PacketContext:
     truncate: int | None = None
     meter_color = 0
 
-    def __init__(self, device: V1ModelDevice, sm: Any, now_us: int) -> None:
+    def __init__(self, device: CompiledDevice, sm: Any, now_us: int) -> None:
         self.device = device
         self.sm = sm
         self.now_us = now_us
@@ -124,28 +124,22 @@ class PacketContext:
         log.warning("header stack index out of bounds")
 
 
-class V1ModelDevice:
-    """One device running a compiled program against its own state."""
+class CompiledDevice:
+    """What a device of any architecture holds: the compiled program bound to its own
+    state, the header and metadata struct makers, and which tables count or colour on
+    hits through a direct counter or meter. Subclasses add their blocks and
+    ``run_ingress`` / ``end_ingress``."""
 
     def __init__(self, compiled: CompiledProgram, state: DeviceState, seed: int = 0) -> None:
         self.compiled = compiled
         self.state = state
         self.rng = random.Random(seed)
         self.log_messages: list[str] = []
-        objects: dict[str, Any] = {}
-        for b in compiled.bindings:
-            objects[b.pyname] = _state_object(state, b.kind, b.name)
-        ns = compiled.bind(objects)
-        self.parser = ns["block_parser"]
-        self.verify = ns["block_verify_checksum"]
-        self.ingress_block = ns["block_ingress"]
-        self.egress_block = ns["block_egress"]
-        self.compute = ns["block_compute_checksum"]
-        self.deparser = ns["block_deparser"]
+        self._bound = compiled.bind(
+            {b.pyname: _state_object(state, b.kind, b.name) for b in compiled.bindings})
         values = compiled.values
         self.new_hdr = values.class_for(compiled.headers_type)
         self.new_meta = values.class_for(compiled.metadata_type)
-        self.new_sm = values.class_for(compiled.std_meta_type)
         self.direct_by_table: dict[str, tuple[str | None, str | None]] = {}
         for res in state.direct_counters.values():
             prev = self.direct_by_table.get(res.table, (None, None))
@@ -153,6 +147,31 @@ class V1ModelDevice:
         for res in state.direct_meters.values():
             prev = self.direct_by_table.get(res.table, (None, None))
             self.direct_by_table[res.table] = (prev[0], res.kind)
+
+    def _blocks(self, *names: str) -> list[Any]:
+        """The program's blocks by their architecture names (``"parser"`` is the
+        generated ``block_parser``); None for a block the program leaves out."""
+        return [self._bound[f"block_{name}"] for name in names]
+
+    def ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
+                meta: Any | None = None) -> tuple[list[EgressJob], tuple | None]:
+        """Ingress on one packet; returns the egress jobs and a packet to run through
+        ingress again (resubmit), if any."""
+        ran = self.run_ingress(data, port, now_us, itype, meta)
+        if ran is None:
+            return [], None
+        return self.end_ingress(data, port, now_us, itype, *ran)
+
+
+class V1ModelDevice(CompiledDevice):
+    """One device running a compiled program against its own state."""
+
+    def __init__(self, compiled: CompiledProgram, state: DeviceState, seed: int = 0) -> None:
+        super().__init__(compiled, state, seed)
+        (self.parser, self.verify, self.ingress_block, self.egress_block, self.compute,
+         self.deparser) = self._blocks("parser", "verify_checksum", "ingress", "egress",
+                                       "compute_checksum", "deparser")
+        self.new_sm = compiled.values.class_for(compiled.std_meta_type)
 
     # -- whole pipeline ---------------------------------------------------------------
     def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:
@@ -231,15 +250,6 @@ class V1ModelDevice:
                 log.error("assertion failed at %s; packet dropped", err)
                 return None
         return hdr, meta, sm, pk
-
-    def ingress(self, data: bytes, port: int, now_us: int = 0, itype: int = NORMAL,
-                meta: Any | None = None) -> tuple[list[EgressJob], tuple | None]:
-        """Parser, checksum verification and ingress; returns the egress jobs and a
-        packet to run through ingress again (resubmit), if any."""
-        ran = self.run_ingress(data, port, now_us, itype, meta)
-        if ran is None:
-            return [], None
-        return self.end_ingress(data, port, now_us, itype, *ran)
 
     def end_ingress(self, data: bytes, port: int, now_us: int, itype: int, hdr: Any,
                     meta: Any, sm: Any, pk: PacketContext
