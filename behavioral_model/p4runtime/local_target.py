@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import logging
 import queue
-import threading
 import time
 from collections.abc import Callable
 
 from p4.config.v1 import p4info_pb2
 
-from behavioral_model.pipeline.v1model import V1ModelDevice
 from behavioral_model.program import P4Program
 from behavioral_model.runtime.digests import DigestMessage
-from behavioral_model.runtime.state import DeviceState
 
+from .device_slot import DeviceSlot
 from .packet_io import ControllerHeader, controller_header, program_controller_header
 from .target import DigestListener, PacketInListener
 
@@ -34,18 +32,14 @@ __all__ = ["LocalTarget"]
 log = logging.getLogger("behavioral_model.p4runtime")
 
 
-class LocalTarget:
+class LocalTarget(DeviceSlot):
     def __init__(self, device_id: int = 1, cpu_port: int | None = None,
                  clock_us: Callable[[], int] | None = None) -> None:
+        super().__init__(clock_us or (lambda: time.monotonic_ns() // 1000))
         self.device_id = device_id
         self.cpu_port = cpu_port
-        self.lock = threading.RLock()
         self.outputs: queue.Queue[tuple[int, bytes]] = queue.Queue()
-        self._clock_us = clock_us or (lambda: time.monotonic_ns() // 1000)
-        self._pipeline: tuple[P4Program, p4info_pb2.P4Info, int] | None = None
-        self._device: V1ModelDevice | None = None
         self._packet_in: ControllerHeader | None = None
-        self._packet_out: ControllerHeader | None = None
         self._packet_in_listeners: list[PacketInListener] = []
         self._digest_listeners: list[DigestListener] = []
 
@@ -53,32 +47,15 @@ class LocalTarget:
     def set_pipeline(self, program: P4Program, p4info: p4info_pb2.P4Info,
                      cookie: int) -> None:
         with self.lock:
-            state = program.new_state()
-            self._device = program.new_device(state)
-            self._pipeline = (program, p4info, cookie)
+            super().set_pipeline(program, p4info, cookie)
             self._packet_in = (program_controller_header(program.checked, "packet_in")
                                or controller_header(p4info, "packet_in"))
-            self._packet_out = (program_controller_header(program.checked, "packet_out")
-                                or controller_header(p4info, "packet_out"))
-
-    def pipeline(self) -> tuple[P4Program, p4info_pb2.P4Info, int] | None:
-        with self.lock:
-            return self._pipeline
-
-    @property
-    def state(self) -> DeviceState | None:
-        with self.lock:
-            return self._device.state if self._device is not None else None
-
-    def now_ns(self) -> int:
-        return int(self._clock_us() * 1000)
 
     def packet_out(self, data: bytes, metadata: dict[str, int]) -> None:
         if self.cpu_port is None:
             log.warning("packet-out dropped: this target has no CPU port")
             return
-        header = self._packet_out.pack(metadata) if self._packet_out else b""
-        self.send(self.cpu_port, header + data)
+        self.send(self.cpu_port, self._packet_out_frame(data, metadata))
 
     def add_packet_in_listener(self, fn: PacketInListener) -> None:
         self._packet_in_listeners.append(fn)
@@ -99,7 +76,7 @@ class LocalTarget:
         """Process ``frame`` arriving on ``port``; returns the non-CPU outputs (which are
         also put on ``outputs``)."""
         with self.lock:
-            device = self._device
+            device = self.device
             if device is None:
                 log.warning("packet on port %d dropped: no pipeline", port)
                 return []

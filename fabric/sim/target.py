@@ -16,66 +16,39 @@ next tick (``take_packet_outs``).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from zlib import crc32
 
 from p4.config.v1 import p4info_pb2
 
-from behavioral_model.p4runtime.packet_io import (
-    ControllerHeader,
-    controller_header,
-    program_controller_header,
-)
+from behavioral_model.p4runtime.device_slot import DeviceSlot
 from behavioral_model.p4runtime.target import DigestListener, PacketInListener
-from behavioral_model.pipeline.v1model import V1ModelDevice
 from behavioral_model.program import P4Program
-from behavioral_model.runtime.state import DeviceState
 
 __all__ = ["SimTarget"]
 
 
-class SimTarget:
+class SimTarget(DeviceSlot):
     def __init__(self, name: str, device_id: int, seed: int, clock_us: Callable[[], float],
                  cpu_port: int) -> None:
+        super().__init__(clock_us, seed ^ crc32(name.encode()))
         self.name = name
         self.device_id = device_id
-        self.lock = threading.RLock()
         self.cpu_port = cpu_port
-        self.device: V1ModelDevice | None = None
         # Bumped by every set_pipeline: the simulator resets its queues when it changes.
         self.generation = 0
-        self._seed = seed ^ crc32(name.encode())
-        self._clock_us = clock_us
-        self._pipeline: tuple[P4Program, p4info_pb2.P4Info, int] | None = None
-        self._packet_out: ControllerHeader | None = None
         self._packet_outs: list[bytes] = []
 
     def set_pipeline(self, program: P4Program, p4info: p4info_pb2.P4Info,
                      cookie: int) -> None:
         with self.lock:
-            self.device = program.new_device(program.new_state(), seed=self._seed)
-            self._pipeline = (program, p4info, cookie)
-            self._packet_out = (program_controller_header(program.checked, "packet_out")
-                                or controller_header(p4info, "packet_out"))
+            super().set_pipeline(program, p4info, cookie)
             self.generation += 1
 
-    def pipeline(self) -> tuple[P4Program, p4info_pb2.P4Info, int] | None:
-        with self.lock:
-            return self._pipeline
-
-    @property
-    def state(self) -> DeviceState | None:
-        with self.lock:
-            return self.device.state if self.device is not None else None
-
-    def now_ns(self) -> int:
-        return int(self._clock_us() * 1000)
-
     def packet_out(self, data: bytes, metadata: dict[str, int]) -> None:
-        header = self._packet_out.pack(metadata) if self._packet_out else b""
+        frame = self._packet_out_frame(data, metadata)
         with self.lock:
-            self._packet_outs.append(header + data)
+            self._packet_outs.append(frame)
 
     @property
     def packet_outs_pending(self) -> int:
