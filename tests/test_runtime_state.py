@@ -13,16 +13,10 @@ from behavioral_model.runtime.externs import (
     MeterKind,
     RegisterArray,
 )
+from behavioral_model.runtime.matches import Exact, KeyField, MatchKind
 from behavioral_model.runtime.pre import Replica
 from behavioral_model.runtime.state import DeviceState
-from behavioral_model.runtime.tables import (
-    ActionCall,
-    Exact,
-    KeyField,
-    MatchKind,
-    Table,
-    TableEntry,
-)
+from behavioral_model.runtime.tables import ActionCall, Table, TableEntry
 
 
 def make_state() -> DeviceState:

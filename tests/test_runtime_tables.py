@@ -13,18 +13,16 @@ from behavioral_model.runtime.errors import (
     TableFullError,
     UnknownNameError,
 )
-from behavioral_model.runtime.tables import (
-    ActionCall,
+from behavioral_model.runtime.matches import (
     Exact,
     KeyField,
     Lpm,
     MatchKind,
     Optional_,
     Range,
-    Table,
-    TableEntry,
     Ternary,
 )
+from behavioral_model.runtime.tables import ActionCall, Table, TableEntry
 
 DROP = ActionCall("drop")
 

@@ -31,27 +31,14 @@ from behavioral_model.runtime.externs import CounterCell, TrTcmMeter
 from behavioral_model.runtime.match_index import ExactIndex, LpmIndex, MatchIndex, ScanIndex
 from behavioral_model.runtime.matches import (
     PRIORITY_MATCH_KINDS,
-    Exact,
     FieldMatch,
     KeyField,
-    Lpm,
     MatchKind,
-    Optional_,
-    Range,
-    Ternary,
     canonical_match,
 )
 from behavioral_model.runtime.naming import resolve_name
 
 __all__ = [
-    "MatchKind",
-    "KeyField",
-    "Exact",
-    "Lpm",
-    "Ternary",
-    "Range",
-    "Optional_",
-    "FieldMatch",
     "ActionCall",
     "TableEntry",
     "Table",
