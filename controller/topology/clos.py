@@ -20,9 +20,9 @@ from .errors import Problem, TopologyError
 from .fabric import (
     DeviceAccess,
     DeviceGroup,
+    Fabric,
     NicNode,
     PortLink,
-    QpDecl,
     Role,
     SwitchNode,
     derived_nic_mac,
@@ -56,18 +56,10 @@ def _nic_index(name: str) -> int | None:
 
 
 @dataclass
-class ClosFabric:
+class ClosFabric(Fabric):
     """Per plane, ``t1`` T1s and ``t0`` T0s, each T0 linked once to each T1, and ``k``
     NICs per T0; the layout is ClosSpec's docstring."""
 
-    source: str
-    name: str
-    planes: int
-    usid_block: int
-    port_bits: int
-    trim_threshold: int
-    ecn_low: int
-    ecn_high: int
     shape: ClosSpec
     switch_program: str
     nic_program: str
@@ -76,7 +68,6 @@ class ClosFabric:
     ports: tuple[int, ...]  # ports[k]: the k-th front-panel port of a switch
     switch_bmv2: tuple[str, str] | None = None  # (BMv2 JSON, P4Info) files
     nic_bmv2: tuple[str, str] | None = None
-    qps: tuple[QpDecl, ...] = ()
     _neighbour_cache: dict[tuple[int, Role], tuple[tuple[str, int], ...]] = field(
         default_factory=dict, repr=False)
 

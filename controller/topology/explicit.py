@@ -12,9 +12,9 @@ from .errors import Problem, TopologyError
 from .fabric import (
     DeviceAccess,
     DeviceGroup,
+    Fabric,
     NicNode,
     PortLink,
-    QpDecl,
     Role,
     SwitchNode,
     derived_nic_mac,
@@ -29,18 +29,9 @@ _LINKABLE = {frozenset({Role.NIC, Role.T0}), frozenset({Role.T0, Role.T1})}
 
 
 @dataclass
-class ListedFabric:
+class ListedFabric(Fabric):
     """Every device and link held in memory: for fabrics small enough to write out."""
 
-    source: str
-    name: str
-    planes: int
-    usid_block: int
-    port_bits: int
-    trim_threshold: int
-    ecn_low: int
-    ecn_high: int
-    qps: tuple[QpDecl, ...] = ()
     _switches: dict[str, SwitchNode] = field(default_factory=dict)
     _nics: dict[str, NicNode] = field(default_factory=dict)
     _switch_links: dict[str, list[PortLink]] = field(default_factory=dict)

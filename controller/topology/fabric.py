@@ -1,16 +1,17 @@
 """What the plan needs to know of a fabric, whether it was listed or generated.
 
-``Fabric`` is the interface; ``ListedFabric`` (``explicit.py``) holds every device and
-link of a small file, ``ClosFabric`` (``clos.py``) computes them from a shape, so a
-131,072-NIC fabric never exists as a million link objects.
+``Fabric`` is the interface, with the settings every fabric carries; ``ListedFabric``
+(``explicit.py``) holds every device and link of a small file, ``ClosFabric``
+(``clos.py``) computes them from a shape, so a 131,072-NIC fabric never exists as a
+million link objects.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
 
 from protocol import constants as c
 
@@ -102,8 +103,10 @@ class DeviceGroup:
     members: int
 
 
-class Fabric(Protocol):
-    """The devices and cabling of one fabric, as the plan walks them."""
+@dataclass(kw_only=True)
+class Fabric(ABC):
+    """The devices and cabling of one fabric, as the plan walks them, and the settings
+    that hold fabric-wide."""
 
     source: str  # the topology file, for messages
     name: str
@@ -113,34 +116,41 @@ class Fabric(Protocol):
     trim_threshold: int
     ecn_low: int
     ecn_high: int
-    qps: tuple[QpDecl, ...]
+    qps: tuple[QpDecl, ...] = ()
 
     @property
+    @abstractmethod
     def switch_count(self) -> int: ...
 
     @property
+    @abstractmethod
     def nic_count(self) -> int: ...
 
+    @abstractmethod
     def switches(self) -> Iterator[SwitchNode]: ...
 
+    @abstractmethod
     def nics(self) -> Iterator[NicNode]: ...
 
+    @abstractmethod
     def switch(self, name: str) -> SwitchNode | None: ...
 
+    @abstractmethod
     def nic(self, name: str) -> NicNode | None: ...
 
+    @abstractmethod
     def switch_links(self, name: str) -> Iterator[PortLink]:
         """Every cabled port of switch ``name``, in port order."""
-        ...
 
+    @abstractmethod
     def nic_link(self, name: str, plane: int) -> PortLink:
         """Where NIC ``name``'s port of ``plane`` is cabled (always a T0 of that plane)."""
-        ...
 
+    @abstractmethod
     def common_t1s(self, plane: int, t0_a: str, t0_b: str) -> list[SwitchNode]:
         """The T1s of ``plane`` cabled to both T0s, by index."""
-        ...
 
+    @abstractmethod
     def device_groups(self) -> Iterator[DeviceGroup]: ...
 
 
