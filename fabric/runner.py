@@ -10,7 +10,6 @@ QPs' workloads (a victim's solo run).
 from __future__ import annotations
 
 import gc
-import ipaddress
 import random
 import tempfile
 import time
@@ -18,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from zlib import crc32
 
 import simpy
 import yaml
@@ -26,7 +24,7 @@ import yaml
 from controller.plan import FabricPlan, make_plan
 from controller.react import ProbeSchedule
 from controller.topology import TopologyError, load_topology, parse_topology
-from host import MemoryRegion, TransportConfig
+from host import TransportConfig
 from host.completions import WriteHandle
 
 from .control import FabricController, ProgrammingError, topology_for_simulation
@@ -34,22 +32,12 @@ from .metrics import Metrics
 from .plan_overrides import override
 from .scenario import Scenario, ScenarioError
 from .sim.events import call_later
-from .sim.host import SimHost
 from .sim.network import Network, NetworkConfig, program_path
+from .workload import WriteRecord, open_qps, post_writes, region
 
 Progress = Callable[[float], None]  # fraction of the run's bytes delivered
 
 MODES = ("mrc", "baseline")
-
-
-@dataclass
-class WriteRecord:
-    qp: str
-    sender: str
-    bytes: int
-    posted_us: float
-    completed_us: float | None = None
-    ok: bool = False
 
 
 @dataclass
@@ -187,22 +175,8 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
     hosts = network.hosts
     # Every QP end is open on its host; each receiver has one region per QP.
     loads = [w for w in scenario.workloads if not only or w.qp in only]
-    received: dict[tuple[str, str], int] = {}
-    for load in loads:
-        qp = plan.qp(load.qp)
-        assert qp is not None
-        dst = qp.ends[0 if load.reverse else 1]
-        received[(load.qp, dst.nic)] = received.get((load.qp, dst.nic), 0) + load.bytes
-    for qp in plan.fabric.qps:
-        for side in (0, 1):
-            local, remote = qp.ends[side], qp.ends[1 - side]
-            peer = plan.fabric.nic(remote.nic)
-            assert peer is not None
-            endpoint = hosts[local.nic].endpoint
-            endpoint.open_qp(local.qpn, _ipv6(peer.ipv6), remote_qpn=remote.qpn)
-            size = received.get((qp.name, local.nic))
-            if size:
-                endpoint.register(MemoryRegion(0, size, rkey=_rkey(qp.name)))
+    endpoints = {name: host.endpoint for name, host in hosts.items()}
+    open_qps(plan, loads, endpoints)
 
     rng = random.Random(scenario.seed)
     writes: list[WriteRecord] = []
@@ -223,21 +197,9 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         load = loads[load_index]
         qp = plan.qp(load.qp)
         assert qp is not None
-        src, dst = (qp.ends[1], qp.ends[0]) if load.reverse else qp.ends
-        key = (load.qp, dst.nic)
-        host = hosts[src.nic]
-        sizes = [load.bytes // load.messages] * load.messages
-        sizes[-1] += load.bytes - sum(sizes)
-        for size in sizes:
-            data = rng.randbytes(size)
-            offset = offsets.get(key, 0)
-            offsets[key] = offset + size
-            expected.setdefault(key, bytearray()).extend(data)
-            record = WriteRecord(load.qp, src.nic, size, env.now)
-            writes.append(record)
-            handle = host.endpoint.write(src.qpn, data, offset, rkey=_rkey(load.qp))
-            handle.add_done_callback(lambda h, r=record: completed(r, h))
-        host.rearm()
+        writes.extend(post_writes(plan, load, endpoints, rng, expected, offsets, env.now,
+                                  completed))
+        hosts[qp.ends[1 if load.reverse else 0].nic].rearm()
 
     for i, load in enumerate(loads):
         pending[0] += load.messages
@@ -276,7 +238,7 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         gc.unfreeze()
     finished = done.triggered and all(w.ok for w in writes)
     intact = finished and all(
-        bytes(_region(hosts[nic], qp).read(0, len(data))) == bytes(data)
+        bytes(region(endpoints[nic], qp).read(0, len(data))) == bytes(data)
         for (qp, nic), data in expected.items())
     return RunResult(
         scenario=scenario.name, mode=mode, only=only, end_us=end_us, finished=finished,
@@ -343,18 +305,3 @@ def _tick(env: simpy.Environment, every_us: float, fn: Callable[[], None]) -> No
         fn()
         call_later(env, every_us, again)
     call_later(env, every_us, again)
-
-
-def _rkey(qp: str) -> int:
-    """The rkey of a QP's receive region on its hosts: any 32-bit value will do."""
-    return crc32(qp.encode())
-
-
-def _region(host: SimHost, qp: str) -> MemoryRegion:
-    region = host.endpoint.memory.region(_rkey(qp))
-    assert region is not None
-    return region
-
-
-def _ipv6(value: int) -> str:
-    return str(ipaddress.IPv6Address(value))

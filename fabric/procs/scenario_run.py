@@ -16,7 +16,6 @@ and on BMv2.
 
 from __future__ import annotations
 
-import ipaddress
 import random
 import threading
 import time
@@ -25,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from zlib import crc32
 
 from controller.device import PipelineError
 from controller.events import EventLog
@@ -34,9 +32,10 @@ from controller.plan import FabricPlan, make_plan
 from controller.plan import p4names as n
 from controller.react import LinkState, Reactor
 from fabric.metrics import EvEvent, Metrics
-from fabric.runner import RunResult, WriteRecord, check_names, transport_config
+from fabric.runner import RunResult, check_names, transport_config
 from fabric.scenario import Scenario, ScenarioError
-from host import Endpoint, MemoryRegion, MonotonicClock
+from fabric.workload import WriteRecord, ipv6_text, open_qps, post_writes, region
+from host import Endpoint, MonotonicClock
 from host.completions import WriteHandle
 from host.ports import PacketPort
 from protocol import constants as c
@@ -221,7 +220,7 @@ class _Run:
             self.ports.append(port)
             paced = PacedPort(port, frames_per_s)
             self.paced.append(paced)
-            endpoint = Endpoint(paced, _ipv6(nic.ipv6), clock=clock, config=config)
+            endpoint = Endpoint(paced, ipv6_text(nic.ipv6), clock=clock, config=config)
             port.set_receiver(endpoint.handle_frame)
             self.hosts[name] = endpoint
 
@@ -231,7 +230,7 @@ class _Run:
 
     def execute(self, timeout_s: float) -> RunResult:
         scenario = self.scenario
-        received = self._open_qps()
+        received = open_qps(self.plan, scenario.workloads, self.hosts)
         rng = random.Random(scenario.seed)
         writes: list[WriteRecord] = []
         expected: dict[tuple[str, str], bytearray] = {}
@@ -252,7 +251,8 @@ class _Run:
         while True:
             for load in [w for w in pending if w.start_us <= now_us()]:
                 pending.remove(load)
-                writes += self._post(load, rng, expected, offsets, now_us(), completed)
+                writes += post_writes(self.plan, load, self.hosts, rng, expected, offsets,
+                                      now_us(), completed)
             while failures and failures[0][1].at_us <= now_us():
                 _, failure = failures.pop(0)
                 self._inject(failure.link or "", failure.action, failure.rate)
@@ -268,7 +268,7 @@ class _Run:
         if finished:
             self._await_delivery(writes, min(deadline, time.monotonic() + DELIVERY_GRACE_S))
         intact = finished and all(
-            bytes(self._region(nic, qp).read(0, len(data))) == bytes(data)
+            bytes(region(self.hosts[nic], qp).read(0, len(data))) == bytes(data)
             for (qp, nic), data in expected.items())
         self._measure(received)
         return RunResult(
@@ -295,47 +295,6 @@ class _Run:
 
         while not delivered() and time.monotonic() < until:
             self._step()
-
-    def _open_qps(self) -> dict[tuple[str, str], int]:
-        plan = self.plan
-        received: dict[tuple[str, str], int] = {}
-        for load in self.scenario.workloads:
-            qp = plan.qp(load.qp)
-            assert qp is not None
-            dst = qp.ends[0 if load.reverse else 1]
-            received[(load.qp, dst.nic)] = received.get((load.qp, dst.nic), 0) + load.bytes
-        for qp in plan.fabric.qps:
-            for side in (0, 1):
-                local, remote = qp.ends[side], qp.ends[1 - side]
-                peer = plan.fabric.nic(remote.nic)
-                assert peer is not None
-                endpoint = self.hosts[local.nic]
-                endpoint.open_qp(local.qpn, _ipv6(peer.ipv6), remote_qpn=remote.qpn)
-                size = received.get((qp.name, local.nic))
-                if size:
-                    endpoint.register(MemoryRegion(0, size, rkey=_rkey(qp.name)))
-        return received
-
-    def _post(self, load: Any, rng: random.Random, expected: dict[tuple[str, str], bytearray],
-              offsets: dict[tuple[str, str], int], now_us: float,
-              completed: Callable[[WriteRecord, WriteHandle], None]) -> list[WriteRecord]:
-        qp = self.plan.qp(load.qp)
-        assert qp is not None
-        src, dst = (qp.ends[1], qp.ends[0]) if load.reverse else qp.ends
-        key = (load.qp, dst.nic)
-        sizes = [load.bytes // load.messages] * load.messages
-        sizes[-1] += load.bytes - sum(sizes)
-        records = []
-        for size in sizes:
-            data = rng.randbytes(size)
-            offset = offsets.get(key, 0)
-            offsets[key] = offset + size
-            expected.setdefault(key, bytearray()).extend(data)
-            record = WriteRecord(load.qp, src.nic, size, now_us)
-            records.append(record)
-            handle = self.hosts[src.nic].write(src.qpn, data, offset, rkey=_rkey(load.qp))
-            handle.add_done_callback(lambda h, r=record: completed(r, h))
-        return records
 
     def _inject(self, link: str, action: str, rate: float) -> None:
         try:
@@ -422,21 +381,6 @@ class _Run:
             src = qp.ends[1] if load.reverse else qp.ends[0]
             out[load.qp] = self.hosts[src.nic].qp_stats(src.qpn).as_dict()
         return out
-
-    def _region(self, nic: str, qp: str) -> MemoryRegion:
-        region = self.hosts[nic].memory.region(_rkey(qp))
-        assert region is not None
-        return region
-
-
-def _rkey(qp: str) -> int:
-    """The rkey of a QP's receive region on its hosts: any 32-bit value will do."""
-    return crc32(qp.encode())
-
-
-def _ipv6(value: int) -> str:
-    return str(ipaddress.IPv6Address(value))
-
 
 def with_topology(scenario: Scenario, topology: str | None) -> Scenario:
     """``scenario`` on another topology file (``--topology``), named as given."""
