@@ -14,6 +14,7 @@ from test_p4runtime_helpers import (
     Harness,
     Names,
     detail_codes,
+    frame,
     harness,
     p4info_of,
     update,
@@ -25,11 +26,6 @@ __all__ = ["harness"]
 
 S = Names(p4info_of(SWITCH))
 E = p4runtime_pb2.Entity
-
-
-def frame(dst: int, src: int, ether_type: int = 0x0800, size: int = 64) -> bytes:
-    head = dst.to_bytes(6, "big") + src.to_bytes(6, "big") + ether_type.to_bytes(2, "big")
-    return head + bytes(size - len(head))
 
 
 def l2(dst: int, action: str = "forward", *args: int) -> p4runtime_pb2.TableEntry:

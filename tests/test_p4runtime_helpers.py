@@ -119,6 +119,12 @@ class Names:
         return te
 
 
+def frame(dst: int, src: int, ether_type: int = 0x0800, size: int = 64) -> bytes:
+    """An Ethernet frame of ``size`` bytes, zeros after the header."""
+    head = dst.to_bytes(6, "big") + src.to_bytes(6, "big") + ether_type.to_bytes(2, "big")
+    return head + bytes(size - len(head))
+
+
 def update(kind: int, **entity: object) -> p4runtime_pb2.Update:
     u = p4runtime_pb2.Update(type=kind)
     for name, value in entity.items():

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_p4runtime_helpers import SWITCH, Harness, harness
+from test_p4runtime_helpers import SWITCH, Harness, frame, harness
 
 from behavioral_model.frontend.p4info import generate_p4info, write_p4info
 from behavioral_model.p4runtime.device_config import make_bundle
@@ -37,10 +37,6 @@ SMOKE = ROOT / "tests" / "p4" / "ptf_smoke.p4"
 CPU_PORT = 255
 NN_HEADER = struct.Struct("<iii")  # type, port, more (BMv2's packet-in framing)
 NN_PACKET_IN, NN_PACKET_OUT = 3, 4
-
-
-def frame(dst: int, src: int) -> bytes:
-    return dst.to_bytes(6, "big") + src.to_bytes(6, "big") + b"\x08\x00" + bytes(50)
 
 
 def test_p4runtime_shell_session(harness: Harness, tmp_path: Path) -> None:
