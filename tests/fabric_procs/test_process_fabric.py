@@ -10,23 +10,8 @@ from pathlib import Path
 from controller.topology import load_topology
 from fabric.procs import ProcessFabric, layout_from_topology
 from fabric.procs.state import read_state
-from tests.loopback import free_tcp_port, wait_until
-
-
-def tiny(workdir: Path) -> Path:
-    t1, t0, nic = (free_tcp_port() for _ in range(3))
-    path = workdir / "tiny.yaml"
-    path.write_text(f"""name: tiny
-planes:
-  - t1: [{{name: t1, address: "127.0.0.1:{t1}"}}]
-    t0: [{{name: t0, address: "127.0.0.1:{t0}"}}]
-nics:
-  - {{name: nic0, address: "127.0.0.1:{nic}", ports: [1]}}
-links:
-  - [nic0:1, t0:1]
-  - [t0:2, t1:1]
-""")
-    return path
+from tests.fabric_procs.helpers import tiny
+from tests.loopback import wait_until
 
 
 def test_up_controls_and_down(workdir: Path) -> None:

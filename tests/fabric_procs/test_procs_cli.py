@@ -18,31 +18,10 @@ import pytest
 from fabric.procs.state import process_alive, read_state
 from host import NanomsgPort
 from p4rt_client import P4RuntimeSession
+from tests.fabric_procs.helpers import ROOT, fabric_cli, tiny
 from tests.loopback import free_tcp_port, wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
-
-
-def fabric_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fabric.procs", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
-def tiny_topology(path: Path, nic_address: str | None = None) -> Path:
-    """Three devices (T1, T0, NIC) on free ports, or the NIC on ``nic_address``."""
-    t1, t0, nic = (free_tcp_port() for _ in range(3))
-    path.write_text(f"""name: tiny
-planes:
-  - t1: [{{name: t1, address: "127.0.0.1:{t1}"}}]
-    t0: [{{name: t0, address: "127.0.0.1:{t0}"}}]
-nics:
-  - {{name: nic0, address: "{nic_address or f'127.0.0.1:{nic}'}", ports: [1]}}
-links:
-  - [nic0:1, t0:1]
-  - [t0:2, t1:1]
-""")
-    return path
 
 
 def nothing_left(workdir: Path, pids: list[int]) -> None:
@@ -113,7 +92,7 @@ def test_small_fabric_up_status_link_down(workdir: Path) -> None:
 
 
 def test_a_device_that_dies_stops_the_fabric(workdir: Path) -> None:
-    topology = tiny_topology(workdir / "tiny.yaml")
+    topology = tiny(workdir)
     up = fabric_cli("up", topology, "--workdir", workdir)
     assert up.returncode == 0, up.stderr
     state = read_state(workdir)
@@ -134,7 +113,7 @@ def test_a_device_that_dies_stops_the_fabric(workdir: Path) -> None:
 
 
 def test_down_cleans_up_after_a_killed_supervisor(workdir: Path) -> None:
-    up = fabric_cli("up", tiny_topology(workdir / "tiny.yaml"), "--workdir", workdir)
+    up = fabric_cli("up", tiny(workdir), "--workdir", workdir)
     assert up.returncode == 0, up.stderr
     state = read_state(workdir)
     assert state is not None
@@ -160,8 +139,7 @@ def test_a_device_that_cannot_start_fails_the_up(workdir: Path) -> None:
         taken.listen()
         address = f"127.0.0.1:{taken.getsockname()[1]}"
         try:
-            up = fabric_cli("up", tiny_topology(workdir / "tiny.yaml", address),
-                            "--workdir", workdir)
+            up = fabric_cli("up", tiny(workdir, address), "--workdir", workdir)
         finally:
             fabric_cli("down", "--workdir", workdir)  # had it come up after all
     assert up.returncode == 1
@@ -173,7 +151,7 @@ def test_a_device_that_cannot_start_fails_the_up(workdir: Path) -> None:
 
 
 def test_devices_sharing_an_address_are_bad_input(workdir: Path) -> None:
-    topology = tiny_topology(workdir / "tiny.yaml")
+    topology = tiny(workdir)
     text = topology.read_text()
     t0_address = text.split('name: t0, address: "')[1].split('"')[0]
     nic_address = text.split('name: nic0, address: "')[1].split('"')[0]
@@ -187,7 +165,7 @@ def test_devices_sharing_an_address_are_bad_input(workdir: Path) -> None:
 
 
 def test_foreground_fabric_stops_on_ctrl_c(workdir: Path) -> None:
-    topology = tiny_topology(workdir / "tiny.yaml")
+    topology = tiny(workdir)
     proc = subprocess.Popen([sys.executable, "-m", "fabric.procs", "up", str(topology),
                              "--workdir", str(workdir), "--foreground"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -19,9 +19,9 @@ from fabric.procs.netns import interface_exists, missing_tools, namespace_exists
 from fabric.procs.state import process_alive, read_state
 from fabric.procs.veth_plan import IFNAMSIZ, fabric_id, veth_layout
 from fabric.procs.veth_wiring import VethWiring
-from tests.loopback import free_tcp_port, wait_until
+from tests.fabric_procs.helpers import ROOT, fabric_cli, tiny
+from tests.loopback import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
 
 
@@ -31,27 +31,6 @@ def needs_veth() -> None:
     missing = missing_tools()
     if missing:
         pytest.skip(f"the veth wiring needs iproute2: {' and '.join(missing)} not found")
-
-
-def tiny(workdir: Path, nic_port: int | None = None) -> Path:
-    t1, t0, nic = (free_tcp_port() for _ in range(3))
-    path = workdir / "tiny.yaml"
-    path.write_text(f"""name: tiny
-planes:
-  - t1: [{{name: t1, address: "127.0.0.1:{t1}"}}]
-    t0: [{{name: t0, address: "127.0.0.1:{t0}"}}]
-nics:
-  - {{name: nic0, address: "127.0.0.1:{nic_port or nic}", ports: [1]}}
-links:
-  - [nic0:1, t0:1]
-  - [t0:2, t1:1]
-""")
-    return path
-
-
-def fabric_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fabric.procs", *map(str, args)],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
 def nothing_left(workdir: Path) -> None:
@@ -141,7 +120,8 @@ def test_a_device_failing_at_start_leaves_nothing(workdir: Path) -> None:
     with socket.socket() as taken:  # the NIC's gRPC port is in use
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        up = fabric_cli("up", tiny(workdir, taken.getsockname()[1]), "--wiring", "veth",
+        nic_address = f"127.0.0.1:{taken.getsockname()[1]}"
+        up = fabric_cli("up", tiny(workdir, nic_address), "--wiring", "veth",
                         "--workdir", workdir)
     assert up.returncode == 1
     assert "nic0" in up.stderr and "Traceback" not in up.stderr
