@@ -15,25 +15,15 @@ from pi_like import PiLikeSession, rpc_failure
 
 from controller.device import DeviceLink, DeviceTarget, PipelineCache
 from controller.device.encoding import desired_state
-from controller.device.pipelines import P4C_BMV2, build_bm, build_bmv2
+from controller.device.pipelines import P4C_BMV2, build_bmv2
 from controller.device.reconcile import read_owned, reconcile
-from controller.plan import FabricPlan, make_plan
+from controller.plan import FabricPlan
 from controller.plan import p4names as n
-from controller.topology import Role, load_topology
+from controller.topology import Role
 from p4rt_client import P4InfoHelper
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
-
-
-@pytest.fixture(scope="module")
-def small() -> FabricPlan:
-    return make_plan(load_topology(SMALL))
-
-
-@pytest.fixture(scope="module")
-def nic_helper() -> P4InfoHelper:
-    return P4InfoHelper(build_bm(str(ROOT / "p4src" / "mrc_nic.p4")).p4info)
 
 
 def test_a_fresh_bmv2_nic_gets_its_digest_configured_then_nothing_is_written(

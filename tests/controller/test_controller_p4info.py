@@ -13,8 +13,8 @@ from p4.config.v1 import p4info_pb2
 from behavioral_model.frontend.p4info import generate_p4info
 from behavioral_model.frontend.preprocess import preprocess
 from behavioral_model.program import check_source
-from controller.plan import DigestConfig, Exact, FabricPlan, MulticastGroup, make_plan
-from controller.topology import Role, load_topology
+from controller.plan import DigestConfig, Exact, FabricPlan, MulticastGroup
+from controller.topology import Role
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = {"switch": ROOT / "p4src" / "srv6_switch.p4", "nic": ROOT / "p4src" / "mrc_nic.p4"}
@@ -24,11 +24,6 @@ PROGRAMS = {"switch": ROOT / "p4src" / "srv6_switch.p4", "nic": ROOT / "p4src" /
 def p4infos() -> dict[str, p4info_pb2.P4Info]:
     return {kind: generate_p4info(check_source(preprocess(path, [ROOT / "p4src" / "include"])))
             for kind, path in PROGRAMS.items()}
-
-
-@pytest.fixture(scope="module")
-def small() -> FabricPlan:
-    return make_plan(load_topology(ROOT / "controller" / "examples" / "small.yaml"))
 
 
 def test_every_planned_entity_fits_the_programs(p4infos: dict[str, p4info_pb2.P4Info],

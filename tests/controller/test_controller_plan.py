@@ -21,11 +21,6 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "controller" / "examples"
 
 
 @pytest.fixture(scope="module")
-def small() -> FabricPlan:
-    return make_plan(load_topology(EXAMPLES / "small.yaml"))
-
-
-@pytest.fixture(scope="module")
 def production() -> FabricPlan:
     return make_plan(load_topology(EXAMPLES / "production.yaml"))
 

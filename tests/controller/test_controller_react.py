@@ -11,7 +11,6 @@ from p4.v1 import p4runtime_pb2
 
 from controller.device import DeviceLink
 from controller.device.encoding import desired_state
-from controller.device.pipelines import build_bm
 from controller.device.reconcile import diff
 from controller.events import EventLog
 from controller.plan import FabricPlan, backup_ev_id, make_plan
@@ -19,7 +18,7 @@ from controller.plan import p4names as n
 from controller.plan.entities import entity_kind
 from controller.react import ProbeSchedule, Reactor
 from controller.react.probes import ProbeKey, ProbeTask
-from controller.topology import TopologyError, load_topology, parse_topology
+from controller.topology import TopologyError, parse_topology
 from controller.topups import TopUpBook, found_top_ups
 from host.codec import ProbePacket, decode_frame
 from p4rt_client import P4InfoHelper
@@ -27,16 +26,6 @@ from protocol import constants as c
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
-
-
-@pytest.fixture(scope="module")
-def small() -> FabricPlan:
-    return make_plan(load_topology(SMALL))
-
-
-@pytest.fixture(scope="module")
-def nic_helper() -> P4InfoHelper:
-    return P4InfoHelper(build_bm(str(ROOT / "p4src" / "mrc_nic.p4")).p4info)
 
 
 class Clock:

@@ -14,18 +14,13 @@ from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
-from controller.plan import FabricPlan, make_plan
-from controller.topology import Role, load_topology
+from controller.plan import FabricPlan
+from controller.topology import Role
 from controller.topology.values import format_mac
 from protocol import constants as c
 from protocol.headers import BTH, METH, RETH, dscp_ecn_tc
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def small() -> FabricPlan:
-    return make_plan(load_topology(ROOT / "controller" / "examples" / "small.yaml"))
 
 
 @pytest.fixture(scope="module")
