@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
-from test_p4runtime_helpers import SWITCH, Harness, harness, p4info_of
+from test_p4runtime_helpers import SWITCH, Harness, p4info_of
 from test_p4runtime_idle_timeout import ClockHarness, program
 
 from behavioral_model.p4runtime.device_config import make_bundle
@@ -25,7 +25,7 @@ from p4rt_client import (
 )
 from p4rt_client.names import resolve_key_field, resolve_name
 
-__all__ = ["harness", "program"]
+__all__ = ["program"]
 
 INSERT = p4runtime_pb2.Update.INSERT
 

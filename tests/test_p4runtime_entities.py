@@ -15,14 +15,11 @@ from test_p4runtime_helpers import (
     Names,
     detail_codes,
     frame,
-    harness,
     p4info_of,
     update,
 )
 
 from behavioral_model.p4runtime.codec import encode_uint
-
-__all__ = ["harness"]
 
 S = Names(p4info_of(SWITCH))
 E = p4runtime_pb2.Entity

@@ -22,9 +22,7 @@ import pytest
 from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
-from test_p4runtime_helpers import SWITCH, Harness, Names, detail_codes, harness, p4info_of
-
-__all__ = ["harness"]
+from test_p4runtime_helpers import SWITCH, Harness, Names, detail_codes, p4info_of
 
 REQUESTS = int(os.environ.get("P4RT_FUZZ_REQUESTS", "10000"))
 CHECK_EVERY = 500

@@ -310,13 +310,6 @@ class Harness:
         self.server.stop(grace=0)
 
 
-@pytest.fixture
-def harness() -> Iterator[Harness]:
-    h = Harness()
-    try:
-        yield h
-    finally:
-        h.close()
 
 
 # -- tests of the pieces -----------------------------------------------------------------

@@ -18,12 +18,9 @@ from test_p4runtime_helpers import (
     Harness,
     Names,
     detail_codes,
-    harness,
     p4info_of,
     update,
 )
-
-__all__ = ["harness"]  # the fixture, re-exported for pytest
 
 E = p4runtime_pb2.Entity
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest

@@ -23,7 +23,6 @@ from test_p4runtime_helpers import (
     Harness,
     Names,
     detail_codes,
-    harness,
     p4info_of,
     update,
 )
@@ -33,8 +32,6 @@ from behavioral_model.p4runtime import tables, wire_encode
 from behavioral_model.p4runtime.context import PipelineContext
 from behavioral_model.p4runtime.entities import read_entity
 from behavioral_model.p4runtime.wire_encode import read_responses
-
-__all__ = ["harness"]  # the fixture, re-exported for pytest
 
 E = p4runtime_pb2.Entity
 TE = p4runtime_pb2.TableEntry

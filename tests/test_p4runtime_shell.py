@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_p4runtime_helpers import SWITCH, Harness, frame, harness
+from test_p4runtime_helpers import SWITCH, Harness, frame
 
 from behavioral_model.frontend.p4info import generate_p4info, write_p4info
 from behavioral_model.p4runtime.device_config import make_bundle
@@ -29,8 +29,6 @@ sh = pytest.importorskip("p4runtime_sh.shell")
 P4RuntimeWriteException = pytest.importorskip("p4runtime_sh.p4runtime").P4RuntimeWriteException
 pynng = pytest.importorskip("pynng")
 grpc = pytest.importorskip("grpc")
-
-__all__ = ["harness"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "tests" / "p4" / "ptf_smoke.p4"

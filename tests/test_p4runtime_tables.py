@@ -16,15 +16,12 @@ from test_p4runtime_helpers import (
     Harness,
     Names,
     detail_codes,
-    harness,
     p4info_of,
     status_details,
     update,
 )
 
 from behavioral_model.p4runtime.device_config import make_bundle
-
-__all__ = ["harness"]  # the fixture, re-exported for pytest
 
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
 Get = p4runtime_pb2.GetForwardingPipelineConfigRequest

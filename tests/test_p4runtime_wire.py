@@ -13,12 +13,10 @@ import pytest
 from google.protobuf import descriptor
 from google.protobuf.message import DecodeError, Message
 from p4.v1 import p4runtime_pb2
-from test_p4runtime_helpers import ROUTER, Harness, Names, harness
+from test_p4runtime_helpers import ROUTER, Harness, Names
 
 from behavioral_model.p4runtime.entrydata import entry_data
 from behavioral_model.p4runtime.wire import FastWrite, decode_write_request
-
-__all__ = ["harness"]  # the fixture, re-exported for pytest
 
 FD = descriptor.FieldDescriptor
 M64 = (1 << 64) - 1

@@ -18,7 +18,7 @@ from typing import Any
 import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
-from test_p4runtime_helpers import Harness, harness
+from test_p4runtime_helpers import Harness
 
 from behavioral_model.cli import main
 from behavioral_model.cli.runtime_shell import RuntimeShell
@@ -33,8 +33,6 @@ from p4rt_client import (
     decode_value,
     wait_for_grpc,
 )
-
-__all__ = ["harness"]
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAM = ROOT / "tests" / "p4" / "cli_router.p4"
