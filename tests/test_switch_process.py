@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from port_sink import Sink
 
 from behavioral_model.cli import build_parser
 from behavioral_model.cli.common import CliError
@@ -88,31 +89,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 def eth(ether_type: int, src: int = 0x0200000000AA, payload: bytes = b"data") -> bytes:
     return bytes.fromhex("020000000001") + src.to_bytes(6, "big") + \
         ether_type.to_bytes(2, "big") + payload
-
-
-class Sink:
-    """A port backend that keeps what it is asked to send."""
-
-    def __init__(self) -> None:
-        self.sent: queue.Queue[tuple[int, bytes]] = queue.Queue()
-
-    def start(self, deliver) -> None:
-        pass
-
-    def owns(self, port: int) -> bool:
-        return True
-
-    def port_info(self) -> dict:
-        return {}
-
-    def transmit(self, port: int, data: bytes) -> None:
-        self.sent.put((port, data))
-
-    def close(self) -> None:
-        pass
-
-    def get(self, timeout: float = 3.0) -> tuple[int, bytes]:
-        return self.sent.get(timeout=timeout)
 
 
 @pytest.fixture(scope="module")
