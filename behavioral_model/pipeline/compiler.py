@@ -99,17 +99,23 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
         h_type = parser.decl.params[1].type_ref.resolved
         m_type = parser.decl.params[2].type_ref.resolved
         sm_type = parser.decl.params[3].type_ref.resolved
-        self._gen_blocks(instances, V1MODEL_BLOCKS)
-        for t in (h_type, m_type, sm_type):
+        return self._finish(instances, V1MODEL_BLOCKS, h_type, m_type, sm_type,
+                            field_lists=_field_lists(m_type))
+
+    def _finish(self, instances: list[BlockInstance], blocks: tuple[str, ...], h_type: Any,
+                m_type: Any, std_meta_type: Any, *arch_struct_types: Any,
+                **arch: Any) -> CompiledProgram:
+        """Generate the blocks, the value classes of the headers, metadata and
+        architecture structs, and the program of one architecture (``arch``: its own
+        CompiledProgram fields)."""
+        self._gen_blocks(instances, blocks)
+        for t in (h_type, m_type, std_meta_type, *arch_struct_types):
             if isinstance(strip(t), StructLike):
                 self.values.class_for(strip(t))
-        code = self._code()
         return CompiledProgram(
-            source=self.source, code=code, constants=dict(self.module.constants),
+            source=self.source, code=self._code(), constants=dict(self.module.constants),
             bindings=list(self.module.bindings), headers_type=h_type, metadata_type=m_type,
-            std_meta_type=sm_type, values=self.values, instances=instances,
-            field_lists=_field_lists(m_type),
-        )
+            std_meta_type=std_meta_type, values=self.values, instances=instances, **arch)
 
     def _gen_blocks(self, instances: list[BlockInstance], names: tuple[str, ...]) -> None:
         """`block_<name>` for each package argument: the first is the parser, the last
@@ -157,17 +163,8 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
                       "pre_ostd": pre.decl.params[3].type_ref.resolved,
                       "main_istd": main.decl.params[2].type_ref.resolved,
                       "main_ostd": main.decl.params[3].type_ref.resolved}
-        self._gen_blocks(instances, PNA_BLOCKS)
-        for t in (h_type, m_type, *arch_types.values()):
-            if isinstance(strip(t), StructLike):
-                self.values.class_for(strip(t))
-        code = self._code()
-        return CompiledProgram(
-            source=self.source, code=code, constants=dict(self.module.constants),
-            bindings=list(self.module.bindings), headers_type=h_type, metadata_type=m_type,
-            std_meta_type=arch_types["main_istd"], values=self.values, instances=instances,
-            arch="pna", arch_types=arch_types,
-        )
+        return self._finish(instances, PNA_BLOCKS, h_type, m_type, arch_types["main_istd"],
+                            *arch_types.values(), arch="pna", arch_types=arch_types)
 
 
 def _is_empty(decl: ast.ControlDecl) -> bool:
