@@ -14,11 +14,16 @@ group to its destination in one write. Sending blocks while a device does not re
 which is the back pressure of a real port. Each host socket has a thread of its own
 (the listener accepts and reads in the thread that polls it). Frames out of a port
 without a link are counted and dropped, as are messages that are not frames.
+
+A device that closes its socket (its process died) is dialled again, with backoff,
+until it answers: a device restarted on the same address is cabled as before, as a
+switch rebooted in a rack keeps its cables. Frames for it meanwhile are dropped.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import select
 import socket
 import struct
@@ -41,6 +46,11 @@ log = logging.getLogger("fabric.procs.panel")
 
 HOST_END = "host"
 HOST_SEND_TIMEOUT_S = 1.0  # a host that does not read for this long loses frames
+# Dialling a lost device again: first after REDIAL_FIRST_S, then twice as long after each
+# try that finds nobody, up to REDIAL_MAX_S between tries.
+REDIAL_FIRST_S = 0.05
+REDIAL_MAX_S = 2.0
+REDIAL_CONNECT_S = 1.0
 _TYPE_AND_PORT = struct.Struct("<ii")
 
 
@@ -49,6 +59,7 @@ class _DeviceSocket:
 
     def __init__(self, name: str, address: str, timeout_s: float) -> None:
         self.name = name
+        self.address = address
         try:
             self.dialer = SPPairDialer(address, timeout_s)
         except OSError as error:
@@ -57,6 +68,15 @@ class _DeviceSocket:
         self.routes: dict[int, _Route] = {}  # out port -> where its frames go
         self.connected = True
         self._lock = threading.Lock()
+
+    def redial(self, timeout_s: float) -> None:
+        """Connect to the device's address again (its process was restarted); OSError
+        or SPProtocolError while nobody answers there."""
+        dialer = SPPairDialer(self.address, timeout_s)
+        with self._lock:
+            self.dialer.close()
+            self.dialer = dialer
+            self.connected = True
 
     def send(self, messages: list[bytes]) -> int:
         """Write ``messages``; how many were dropped (all, once the device is gone)."""
@@ -128,13 +148,15 @@ class PatchPanel:
             panel.snapshot()                             # links and counters
 
     ``on_device_lost(name)`` is called (from the panel's thread) when a device closes
-    its socket."""
+    its socket, ``on_device_back(name)`` (from another thread) once it answers again."""
 
     def __init__(self, layout: FabricLayout, seed: int = 0, *,
-                 on_device_lost: Callable[[str], None] | None = None) -> None:
+                 on_device_lost: Callable[[str], None] | None = None,
+                 on_device_back: Callable[[str], None] | None = None) -> None:
         self.layout = layout
         self.seed = seed
         self.on_device_lost = on_device_lost
+        self.on_device_back = on_device_back
         # counted by the device thread (host sockets count their own)
         self.unlinked: Counter[str] = Counter()  # frames out of ports without a link
         self._unlinked_lock = threading.Lock()  # snapshot() copies it from other threads
@@ -146,6 +168,8 @@ class PatchPanel:
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._wake_r, self._wake_w = socket.socketpair()
+        # devices dialled again, for the device thread to poll once more
+        self._redialled: queue.SimpleQueue[_DeviceSocket] = queue.SimpleQueue()
 
     # -- set-up -------------------------------------------------------------------------
     def start(self, connect_timeout_s: float = 10.0) -> None:
@@ -238,7 +262,12 @@ class PatchPanel:
         while not self._stop.is_set():
             for fd, _ in poller.poll():
                 device = by_fd.get(fd)
-                if device is None:  # the wake-up socket: close() was called
+                if device is None:  # the wake-up socket: close(), or a device is back
+                    self._wake_r.recv(4096)
+                    while not self._redialled.empty():
+                        back = self._redialled.get()
+                        by_fd[back.dialer.fileno()] = back
+                        poller.register(back.dialer.fileno(), select.POLLIN)
                     continue
                 try:
                     messages = device.dialer.recv_batch(0)
@@ -257,6 +286,31 @@ class PatchPanel:
         log.warning("%s: connection lost (%s)", device.name, error)
         if self.on_device_lost is not None:
             self.on_device_lost(device.name)
+        self._spawn(lambda: self._redial(device), f"panel-redial-{device.name}")
+
+    def _redial(self, device: _DeviceSocket) -> None:
+        """Dial ``device`` until it answers or the panel closes; then hand it back to
+        the device thread."""
+        delay = REDIAL_FIRST_S
+        while not self._stop.wait(delay):
+            try:
+                device.redial(REDIAL_CONNECT_S)
+            except (OSError, SPProtocolError):
+                delay = min(2 * delay, REDIAL_MAX_S)
+                continue
+            log.warning("%s: connected again", device.name)
+            self._redialled.put(device)
+            self._wake()
+            if self.on_device_back is not None:
+                self.on_device_back(device.name)
+            return
+
+    def _wake(self) -> None:
+        """Make the device thread's poll return."""
+        try:
+            self._wake_w.send(b"\x00")
+        except OSError:
+            pass  # closed: the panel is shutting down
 
     def _route(self, device: _DeviceSocket, messages: list[bytes]) -> None:
         by_port: dict[int, list[bytes]] = {}
@@ -306,10 +360,7 @@ class PatchPanel:
     def close(self) -> None:
         """Stop forwarding; close every socket (host socket files are removed)."""
         self._stop.set()
-        try:
-            self._wake_w.send(b"\x00")
-        except OSError:
-            pass
+        self._wake()
         for host in self._hosts:
             host.listener.wake()
         for thread in self._threads:

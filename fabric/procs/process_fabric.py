@@ -52,7 +52,8 @@ class ProcessFabric:
         # the wiring: both offer link, set_link and snapshot
         self.panel: PatchPanel | VethWiring = (
             VethWiring(veth) if veth is not None
-            else PatchPanel(layout, seed, on_device_lost=self._device_lost))
+            else PatchPanel(layout, seed, on_device_lost=self._device_lost,
+                            on_device_back=self._device_back))
         self.control_socket = str(workdir.resolve() / CONTROL_SOCKET)
         check_socket_path(self.control_socket)
         self.changed = threading.Event()
@@ -91,6 +92,12 @@ class ProcessFabric:
 
     def _device_lost(self, name: str) -> None:
         self._lost.append(name)
+        self.changed.set()
+
+    def _device_back(self, name: str) -> None:
+        """The panel reached ``name`` again (restarted by someone on its address)."""
+        if name in self._lost:
+            self._lost.remove(name)
         self.changed.set()
 
     @property

@@ -10,6 +10,7 @@ Hosts dial the panel's host sockets with host.NanomsgPort, as host software does
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from fabric.procs import (
     HostSocketSpec,
     PatchPanel,
 )
+from fabric.procs.launcher import switch_command
 from host import NanomsgPort
 from p4rt_client import P4RuntimeSession
 from tests.loopback import free_tcp_port, wait_until
@@ -72,6 +74,15 @@ class Host:
 class Bench:
     panel: PatchPanel
     hosts: dict[str, Host]
+    processes: DeviceProcesses
+    devices: tuple[DeviceSpec, ...]
+
+
+def program(device: DeviceSpec) -> None:
+    p4info = generate_p4info(load_program(str(PROGRAM)).checked)
+    with P4RuntimeSession(device.grpc_address, device.device_id) as session:
+        session.connect()
+        session.set_pipeline(p4info, make_bundle(str(PROGRAM)))
 
 
 @pytest.fixture(scope="module")
@@ -90,14 +101,11 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bench]:
     hosts: dict[str, Host] = {}
     try:
         processes.wait_ready()
-        p4info = generate_p4info(load_program(str(PROGRAM)).checked)
         for device in devices:
-            with P4RuntimeSession(device.grpc_address, device.device_id) as session:
-                session.connect()
-                session.set_pipeline(p4info, make_bundle(str(PROGRAM)))
+            program(device)
         panel.start()
         hosts = {h: Host(f"ipc://{work}/{h}.ipc", port.port) for h, port in HOSTS.items()}
-        yield Bench(panel, hosts)
+        yield Bench(panel, hosts, processes, devices)
     finally:
         for host in hosts.values():
             host.port.close()
@@ -183,3 +191,31 @@ def test_unknown_ports_and_bad_settings_are_refused(bench: Bench) -> None:
         bench.panel.set_link("s1:9", up=False)
     with pytest.raises(ValueError, match="between 0 and 1"):
         bench.panel.set_link("s1:2", loss=2.0)
+
+
+def test_a_restarted_device_is_cabled_again(bench: Bench) -> None:
+    """Last (it restarts s2): the panel dials a device that closed its socket again
+    until it answers, so a switch restarted on its address carries traffic again."""
+    s2 = next(d for d in bench.devices if d.name == "s2")
+    process = bench.processes.processes["s2"]
+    process.kill()
+    process.wait()
+    wait_until(lambda: bench.panel.snapshot()["devices_lost"] == ["s2"], "s2 lost")
+    bench.processes.processes["s2"] = subprocess.Popen(
+        switch_command(s2), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    wait_until(lambda: bench.panel.snapshot()["devices_lost"] == [], "s2 dialled again")
+    wait_until(lambda: _answers(s2), "s2's P4Runtime server")
+    program(s2)  # a new process starts without a pipeline
+    h1, h2 = bench.hosts["h1"], bench.hosts["h2"]
+    h1.send([frame(n) for n in range(100, 110)])
+    assert h2.receive(10) == [forwarded(n) for n in range(100, 110)]
+
+
+def _answers(device: DeviceSpec) -> bool:
+    try:
+        with P4RuntimeSession(device.grpc_address, device.device_id) as session:
+            session.connect()
+    except Exception:  # noqa: BLE001 - not up yet, whatever the client says
+        return False
+    return True
