@@ -112,8 +112,9 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
         for t in (h_type, m_type, std_meta_type, *arch_struct_types):
             if isinstance(strip(t), StructLike):
                 self.values.class_for(strip(t))
+        code = self._code()  # first: it completes self.source
         return CompiledProgram(
-            source=self.source, code=self._code(), constants=dict(self.module.constants),
+            source=self.source, code=code, constants=dict(self.module.constants),
             bindings=list(self.module.bindings), headers_type=h_type, metadata_type=m_type,
             std_meta_type=std_meta_type, values=self.values, instances=instances, **arch)
 
