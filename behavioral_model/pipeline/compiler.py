@@ -76,7 +76,6 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
         self.return_vars: list[str] = []
         self.loops: list[tuple[str, str]] = []
         self.arch = "v1model"
-        self.source = ""
 
     def compile(self) -> CompiledProgram:
         package = self.checked.main.type_ref.resolved if self.checked.main else None
@@ -112,9 +111,9 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
         for t in (h_type, m_type, std_meta_type, *arch_struct_types):
             if isinstance(strip(t), StructLike):
                 self.values.class_for(strip(t))
-        code = self._code()  # first: it completes self.source
+        source, code = self._code()
         return CompiledProgram(
-            source=self.source, code=code, constants=dict(self.module.constants),
+            source=source, code=code, constants=dict(self.module.constants),
             bindings=list(self.module.bindings), headers_type=h_type, metadata_type=m_type,
             std_meta_type=std_meta_type, values=self.values, instances=instances, **arch)
 
@@ -133,13 +132,14 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
             else:
                 self.gen_control(inst, f"block_{name}")
 
-    def _code(self) -> Any:
-        self.source = "\n\n".join(self.helpers) + "\n\n" + self.module.source()
+    def _code(self) -> tuple[str, Any]:
+        """The generated module's source and its code object."""
+        source = "\n\n".join(self.helpers) + "\n\n" + self.module.source()
         try:
-            return compile(self.source, "<p4 pipeline>", "exec")
+            return source, compile(source, "<p4 pipeline>", "exec")
         except SyntaxError as err:  # a bug of ours, not of the P4 program
             raise RuntimeError(f"generated pipeline does not compile: {err}\n"
-                               f"{self.source}") from err
+                               f"{source}") from err
 
     def _compile_pna(self) -> CompiledProgram:
         """PNA_NIC(main_parser, pre_control, main_control, main_deparser): the four
