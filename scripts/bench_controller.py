@@ -29,7 +29,6 @@ import json
 import os
 import re
 import resource
-import socket
 import sys
 import tempfile
 import time
@@ -48,6 +47,7 @@ from controller.events import EventLog  # noqa: E402
 from controller.plan import FabricPlan, make_plan, summarize  # noqa: E402
 from controller.topology import Fabric, load_topology, parse_topology  # noqa: E402
 from fabric.procs import ProcessFabric, layout_from_topology  # noqa: E402
+from fabric.procs.free_ports import free_tcp_port  # noqa: E402
 from p4rt_client import P4RuntimeSession  # noqa: E402
 
 EXAMPLES = ROOT / "controller" / "examples"
@@ -118,12 +118,6 @@ def bench_small() -> dict[str, Any]:
     return {"entities": entities, "seconds": best}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _apply_round(plan: FabricPlan, cache: PipelineCache) -> dict[str, Any]:
     start, cpu = time.perf_counter(), time.process_time()
     outcomes: list[DeviceOutcome] = apply_fabric(plan, EventLog(out=None), pipelines=cache)
@@ -142,7 +136,7 @@ def bench_apply() -> dict[str, Any]:
         workdir = Path(tmp)
         text = (EXAMPLES / "small.yaml").read_text()
         for address in sorted(set(re.findall(r"127\.0\.0\.1:\d+", text))):
-            text = text.replace(f'"{address}"', f'"127.0.0.1:{_free_port()}"')
+            text = text.replace(f'"{address}"', f'"127.0.0.1:{free_tcp_port()}"')
         topology = workdir / "small.yaml"
         topology.write_text(text)
         fabric = load_topology(topology)

@@ -42,7 +42,6 @@ import argparse
 import os
 import re
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -69,6 +68,7 @@ from behavioral_model.p4runtime.device_config import make_bundle  # noqa: E402
 from behavioral_model.ports.sp_dialer import SPPairDialer  # noqa: E402
 from behavioral_model.ports.sp_frames import frame_messages  # noqa: E402
 from behavioral_model.program import load_program  # noqa: E402
+from fabric.procs.free_ports import free_tcp_port  # noqa: E402
 from p4rt_client import (  # noqa: E402
     P4InfoHelper,
     P4RuntimeSession,
@@ -95,12 +95,6 @@ IPV6_DST = slice(38, 54)
 
 
 # -- the switch process ------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Switch:
     proc: subprocess.Popen[bytes]
@@ -118,7 +112,7 @@ class Switch:
 
 @contextmanager
 def switch_process(workdir: Path, *args: str) -> Iterator[Switch]:
-    grpc_addr = f"127.0.0.1:{free_port()}"
+    grpc_addr = f"127.0.0.1:{free_tcp_port()}"
     ipc = f"ipc://{workdir}/bench-{len(list(workdir.iterdir()))}.ipc"
     log = open(workdir / "switch.log", "ab")  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(

@@ -10,24 +10,19 @@ parser's ``help_msg`` is printed only for the generic ``--help``; ``-- --help`` 
 
 from __future__ import annotations
 
-import socket
 import subprocess
-import threading
 from functools import cache
 from pathlib import Path
 
 from protocol.constants import CPU_PORT
 
+from .free_ports import free_tcp_port
 from .layout import MAX_SOCKET_PATH, DeviceSpec
 
 __all__ = ["BMV2_SWITCH", "bmv2_command", "bmv2_help"]
 
 BMV2_SWITCH = "simple_switch_grpc"
 HELP_TIMEOUT_S = 10.0
-
-_given_ports: set[int] = set()
-_ports_lock = threading.Lock()
-
 
 @cache
 def bmv2_help() -> str:
@@ -39,19 +34,6 @@ def bmv2_help() -> str:
     except (OSError, subprocess.TimeoutExpired):
         return ""
     return done.stdout + done.stderr
-
-
-def free_tcp_port() -> int:
-    """A TCP port free on every address now, never one this process handed out before
-    (the kernel may offer a just-released port again)."""
-    with _ports_lock:
-        while True:
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-                probe.bind(("0.0.0.0", 0))
-                port = int(probe.getsockname()[1])
-            if port not in _given_ports:
-                _given_ports.add(port)
-                return port
 
 
 def notifications_address(device: DeviceSpec) -> str | None:
@@ -71,7 +53,7 @@ def bmv2_command(device: DeviceSpec, ports: list[str], log_level: str,
     # device of a fabric needs a port of its own. Builds without Thrift refuse the
     # option, so it is given only where --help lists it.
     if "--thrift-port" in help_text:
-        generic += ["--thrift-port", str(free_tcp_port())]
+        generic += ["--thrift-port", str(free_tcp_port("0.0.0.0"))]
     # Learning/ageing notifications are published on
     # ipc:///tmp/bmv2-<device-id>-notifications.ipc by default (options_parse.cpp),
     # which two fabrics (or a PTF run) with the same device ids would share.
