@@ -28,8 +28,9 @@ const bit<2> NIC_REPLY_NACK = 2;
 
 struct nic_metadata_t {
     bit<9> ingress_port;
-    // PNA but for BMv2 (p4c-dpdk, bm): the frame's length for byte counters
-    // (NIC_COUNT_BYTES); v1model and BMv2 count the packet's own length.
+    // PNA without __TARGET_BMV2__ (p4c-dpdk; bm with -U __TARGET_BMV2__): the
+    // frame's length for byte counters (NIC_COUNT_BYTES); v1model and BMv2
+    // count the packet's own length.
     bit<32> frame_len;
 
     /* ---- classification ---- */
