@@ -1,6 +1,6 @@
-"""The README's feature x architecture table (section "Architectures (v1model, PNA,
-TNA)") says what the programs do: every P4 name it quotes in a column is in that
-column's sources, and what it says TNA lacks is not in the TNA switch's code."""
+"""The feature x architecture table of docs/architectures.md says what the programs do:
+every P4 name it quotes in a column is in that column's sources, and what it says TNA
+lacks is not in the TNA switch's code."""
 
 from __future__ import annotations
 
@@ -25,9 +25,8 @@ P4_NAME = re.compile(r"^[A-Za-z_][\w.]*(\(\))?$")
 
 
 def _table() -> tuple[list[str], list[list[str]]]:
-    text = (REPO / "README.md").read_text()
-    section = text.split("## Architectures (v1model, PNA, TNA)\n", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| feature |")
+    text = (REPO / "docs" / "architectures.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| feature |")
             or (line.startswith("| ") and not line.startswith("| ---"))]
     start = next(i for i, r in enumerate(rows) if r.startswith("| feature |"))
     cells = [[c.strip() for c in r.strip("|").split(" | ")] for r in rows[start:]]
