@@ -7,7 +7,11 @@ every real header), is read with one ``struct`` unpack: its fields are grouped i
 byte-aligned words (a run of sub-byte fields such as IPv6's version / traffic class /
 flow label forms one word), and each word is split with shifts on a small integer
 instead of a shift of the whole header. Any other case reads the header's bits as one
-integer. Emitting builds the header as one integer and converts it once.
+integer. Emitting mirrors it: a whole-byte fixed-width header is packed word by word
+with one ``struct`` pack (a word that is a single field of 16 bytes, such as an IPv6
+address, converts on its own); any other header is built as one integer and converted
+once. Either way the bytes are the same; the word-wise form avoids shifting integers as
+wide as the whole header.
 """
 
 from __future__ import annotations
@@ -210,6 +214,8 @@ def emit_source(fn: str, t: HeaderT) -> str:
     pad = -total % 8
     if not fields:
         return f"def {fn}(h):\n    return b''"
+    if not total % 8:
+        return _aligned_emit(fn, fields)
     parts = []
     shift = total + pad
     for path, ft, w in fields:
@@ -218,6 +224,30 @@ def emit_source(fn: str, t: HeaderT) -> str:
         parts.append(f"({bits} << {shift})" if shift else bits)
     value = " | ".join(parts)
     return f"def {fn}(h):\n    return ({value}).to_bytes({(total + pad) // 8}, 'big')"
+
+
+def _aligned_emit(fn: str, fields: list[tuple[str, Type, int]]) -> str:
+    """The emitter of a whole-byte header: each word (as the extractor groups them) is
+    a small integer, packed by one module-level ``struct`` pack; words of a width
+    ``struct`` has no integer code for (3, 6, 16 bytes...) convert with ``to_bytes``."""
+    values = []
+    words = _words(fields)
+    for word in words:
+        shift = word.size
+        parts = []
+        for path, ft, w in word.fields:
+            shift -= w
+            bits = _field_bits(path, ft, w)
+            parts.append(f"({bits} << {shift})" if shift else bits)
+        value = " | ".join(parts)
+        if word.code.endswith("s"):
+            value = f"({value}).to_bytes({word.size // 8}, 'big')"
+        values.append(value)
+    if len(words) == 1 and words[0].code.endswith("s"):
+        return f"def {fn}(h):\n    return {values[0]}"
+    fmt = ">" + "".join(w.code for w in words)
+    return "\n".join([f"_P{fn} = _Struct({fmt!r}).pack", "",
+                      f"def {fn}(h):", f"    return _P{fn}({', '.join(values)})"])
 
 
 def _field_bits(path: str, ft: Type, width: int) -> str:

@@ -65,9 +65,11 @@ class ParserGenMixin:
 
     def state_machine(self, decl: ast.ParserDecl, var: str) -> None:
         """The parser's states, setting `var` to the next state: -1 is accept, -2
-        reject. A parse graph without loops (the usual case) becomes straight-line
-        code, its states in topological order, each run if `var` names it; a graph with
-        loops (header stacks, TLVs) becomes a loop on `var`."""
+        reject. A parse graph whose only loops are states that transition to themselves
+        (the usual case, header stacks included) becomes straight-line code, its states
+        in topological order, each run if `var` names it (a self-loop as a ``while``):
+        one test per state instead of a search through every state per transition. Any
+        other graph (TLVs) becomes a loop on `var`."""
         saved = getattr(self, "_state_ids", None), getattr(self, "_state_var", "st")
         ids = {s.name: i for i, s in enumerate(decl.states)}
         ids["accept"] = -1
@@ -77,10 +79,16 @@ class ParserGenMixin:
         order = _topological_states(decl)
         if order is not None:
             for i, state in enumerate(order):
-                if i == 0:  # the start state always runs
+                looping = state.name in _successors(state)
+                if looping:
+                    if i == 0:
+                        self.w.line(f"{var} = {ids[state.name]}")
+                    self.w.line(f"while {var} == {ids[state.name]}:")
+                elif i == 0:  # the start state always runs
                     self.state_body(state)
                     continue
-                self.w.line(f"if {var} == {ids[state.name]}:")
+                else:
+                    self.w.line(f"if {var} == {ids[state.name]}:")
                 with self.w.indent():
                     self.state_body(state)
         else:
@@ -370,22 +378,15 @@ def _int(v: Any) -> int:
 
 
 def _topological_states(decl: ast.ParserDecl) -> list[ast.ParserState] | None:
-    """The states reachable from ``start``, each before every state it transitions
-    to; None if the graph has a loop."""
+    """The states reachable from ``start``, each before every other state it
+    transitions to; None if the graph has a loop through more than one state."""
     by_name = {s.name: s for s in decl.states}
     order: list[ast.ParserState] = []
     done: set[str] = set()
     on_path: set[str] = set()
 
     def successors(state: ast.ParserState) -> list[str]:
-        tr = state.transition
-        if isinstance(tr, ast.DirectTransition):
-            names = [tr.state]
-        elif isinstance(tr, ast.SelectTransition):
-            names = [case.state for case in tr.cases]
-        else:
-            names = []
-        return [n for n in names if n in by_name]
+        return [n for n in _successors(state) if n in by_name and n != state.name]
 
     def visit(name: str) -> bool:
         if name in done:
@@ -405,3 +406,13 @@ def _topological_states(decl: ast.ParserDecl) -> list[ast.ParserState] | None:
         return None
     order.reverse()
     return order
+
+
+def _successors(state: ast.ParserState) -> list[str]:
+    """The names of the states ``state`` may transition to (accept/reject included)."""
+    tr = state.transition
+    if isinstance(tr, ast.DirectTransition):
+        return [tr.state]
+    if isinstance(tr, ast.SelectTransition):
+        return [case.state for case in tr.cases]
+    return []
