@@ -1,5 +1,6 @@
 """The sending half of one QP: segmentation, the retransmit buffer, SACK/NACK handling,
-the retransmission timer and loss reports (docs/mrc-nic.md 3 and 7).
+loss detection (``rack.py``) and the retransmission timer, loss reports, and the
+congestion window (``nscc.py``) (docs/mrc-nic.md 3 and 7, docs/congestion-and-loss.md).
 
 PSNs are kept unbounded here (see ``psn.py``); the NIC numbers new packets 0, 1, 2, ...
 per QP in posting order, so counting what this QP posted gives every packet's PSN.
@@ -7,6 +8,7 @@ per QP in posting order, so counting what this QP posted gives every packet's PS
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import replace
@@ -22,6 +24,8 @@ from protocol.constants import (
     OPCODE_WRITE_MIDDLE,
     OPCODE_WRITE_ONLY,
     OPCODE_WRITE_ONLY_IMM,
+    SACK_MARK_SKIP_ONCE,
+    SACK_PR_PROBE,
 )
 
 from .clock import Clock
@@ -29,7 +33,9 @@ from .codec import NackPacket, Route, SackPacket, encode_nack, encode_probe, enc
 from .codec import with_retransmit as retransmit_copy
 from .completions import WriteError, WriteHandle
 from .config import TransportConfig
+from .nscc import Nscc
 from .psn import unwrap_psn, wire_psn
+from .rack import Rack
 from .stats import QpStats
 
 __all__ = ["QpSender"]
@@ -58,18 +64,19 @@ class _Message:
 class _InFlight:
     """A posted PSN that no SACK has covered yet: its frame stays for retransmission."""
 
-    __slots__ = ("psn", "message", "frame", "sent_at", "tx_seq", "first_tx_seq",
-                 "later_sacked", "deferred")
+    __slots__ = ("psn", "message", "frame", "size", "sent_at", "tx_seq", "first_tx_seq",
+                 "later_acked", "deferred")
 
-    def __init__(self, psn: int, message: _Message, frame: bytes, sent_at: float,
-                 tx_seq: int) -> None:
+    def __init__(self, psn: int, message: _Message, frame: bytes, size: int,
+                 sent_at: float, tx_seq: int) -> None:
         self.psn = psn
         self.message = message
         self.frame = frame
-        self.sent_at = sent_at
+        self.size = size  # payload bytes
+        self.sent_at = sent_at  # of the last transmission
         self.tx_seq = tx_seq  # order of the last transmission, across the QP
         self.first_tx_seq = tx_seq
-        self.later_sacked = 0  # PSNs sent after this one's last transmission and SACKed
+        self.later_acked = 0  # transmissions sent after the last one and acknowledged
         self.deferred = False  # the receiver had no room (NACK): resend, but not "lost"
 
 
@@ -94,10 +101,11 @@ class QpSender:
         self._next_msg_seq = 0
         self._tx_seq = 0
         self._timeouts = 0  # timeouts in a row without progress (backoff state)
-        # Smallest round trip seen on a PSN sent once (a retransmitted one's SACK could
-        # answer either transmission): the base of the reordering window.
-        self._min_rtt: float | None = None
+        self._rack = Rack(config.reorder_window, config.reorder_allowance,
+                          config.max_reorder_steps)
         self._gap_deadline: float | None = None  # when a gap candidate becomes lost
+        self._bytes_in_flight = 0
+        self.cc = Nscc(config.nscc, config.mtu, clock.now()) if config.cc == "nscc" else None
         self._next_probe_id = 0
 
     # -- application side ------------------------------------------------------------
@@ -115,6 +123,16 @@ class QpSender:
     def in_flight(self) -> int:
         """PSNs posted and not yet SACKed."""
         return len(self._in_flight)
+
+    @property
+    def bytes_in_flight(self) -> int:
+        """Payload bytes posted and not yet SACKed (what the congestion window caps)."""
+        return self._bytes_in_flight
+
+    @property
+    def rack(self) -> Rack:
+        """The loss detection state (round trips, reordering window)."""
+        return self._rack
 
     @property
     def idle(self) -> bool:
@@ -149,13 +167,19 @@ class QpSender:
 
     # -- posting ---------------------------------------------------------------------
     def _pump(self) -> None:
-        """Post new packets while the window allows: never past cumulative + window."""
+        """Post new packets while the windows allow: never past cumulative + window
+        PSNs, nor (with congestion control) more bytes in flight than its window,
+        though always one packet when nothing is in flight."""
         mtu = self.config.mtu
         limit = self._cum + self.config.window
+        cc = self.cc
         while self._queue and self._next_psn <= limit:
             message = self._queue[0]
             offset = message.offset
             size = min(mtu, len(message.data) - offset)
+            if cc is not None and self._bytes_in_flight \
+                    and self._bytes_in_flight + size > cc.cwnd:
+                break
             first = offset == 0
             last = offset + size >= len(message.data)
             psn = self._next_psn
@@ -174,8 +198,9 @@ class QpSender:
                 message.handle.last_psn = psn
                 message.data = memoryview(b"")  # every byte is in a frame now
                 self._queue.popleft()
-            self._in_flight[psn] = _InFlight(psn, message, frame, self.clock.now(),
+            self._in_flight[psn] = _InFlight(psn, message, frame, size, self.clock.now(),
                                              self._next_tx_seq())
+            self._bytes_in_flight += size
             self._post(frame)
             self.stats.packets_sent += 1
             self.stats.bytes_sent += size
@@ -203,7 +228,7 @@ class QpSender:
             sent.frame = retransmit_copy(sent.frame)
         sent.sent_at = self.clock.now()
         sent.tx_seq = self._next_tx_seq()
-        sent.later_sacked = 0
+        sent.later_acked = 0
         sent.deferred = False
         self._deferred.discard(sent.psn)
         self._in_flight.move_to_end(sent.psn)
@@ -213,7 +238,8 @@ class QpSender:
     def _report_loss(self, sent: _InFlight) -> None:
         """Tell the NIC the PSN was lost so it retires the EV that carried it
         (mrc-nic.md 3, loss report). Posted before the retransmission: the NIC finds
-        the EV through the PSN (``psn_ev``), which the retransmission overwrites."""
+        the EV through the PSN (``psn_ev``), which the retransmission overwrites, so
+        the report always blames the EV of the latest transmission, the one lost."""
         psn = wire_psn(sent.psn)
         self._post(encode_nack(self.route, dest_qp=self.qpn, psn=psn,
                                reason=NACK_HOST_LOSS_REPORT, nack_psn=psn,
@@ -230,16 +256,17 @@ class QpSender:
             self.stats.sacks_ignored += 1
             return
         done: list[WriteHandle] = []
-        acked_tx: list[int] = []
+        acked: list[_InFlight] = []
         in_flight = self._in_flight
         window_moved = cum > self._cum
         if window_moved:
             for psn in range(self._cum + 1, cum + 1):
                 sent = in_flight.pop(psn, None)
                 if sent is not None:
-                    self._acked(sent, acked_tx, done)
+                    acked.append(sent)
             self._cum = cum
-        # General SACK rule: bitmap bit i is PSN cumulative_psn + sack_offset + i.
+        # General SACK rule: bitmap bit i is PSN cumulative_psn + sack_offset + i (the
+        # NIC places the 64 bits anywhere in its window, mrc-nic.md 4.3).
         base = cum + sack.sack_offset
         bitmap = sack.sack_bitmap
         while bitmap:
@@ -247,61 +274,68 @@ class QpSender:
             bitmap ^= low
             sent = in_flight.pop(base + low.bit_length() - 1, None)
             if sent is not None:
-                self._acked(sent, acked_tx, done)
-        if acked_tx:
+                acked.append(sent)
+        if acked:
             self._timeouts = 0  # progress ends the backoff
-            self._detect_gaps(acked_tx)
+            self._on_acked(sack, acked, done)
         if window_moved and self._deferred:
             self._resend_deferred()
         self._pump()
         for handle in done:  # last: a callback may write again
             handle._finish(None)
 
-    def _acked(self, sent: _InFlight, acked_tx: list[int], done: list[WriteHandle]) -> None:
-        acked_tx.append(sent.tx_seq)
-        if sent.tx_seq == sent.first_tx_seq:
-            rtt = self.clock.now() - sent.sent_at
-            if self._min_rtt is None or rtt < self._min_rtt:
-                self._min_rtt = rtt
-        self._deferred.discard(sent.psn)
-        message = sent.message
-        message.unacked -= 1
-        if message.unacked == 0:
-            self.stats.writes_completed += 1
-            done.append(message.handle)
-
-    def _detect_gaps(self, acked_tx: list[int]) -> None:
-        """Count, for every PSN still in flight, the PSNs transmitted after it that
-        were acknowledged now; then declare the lost ones."""
-        newest = max(acked_tx)
+    def _on_acked(self, sack: SackPacket, acked: list[_InFlight],
+                  done: list[WriteHandle]) -> None:
+        """Account for the transmissions ``sack`` acknowledged: RACK's round trips,
+        completed messages, the congestion window; then look for losses."""
+        now = self.clock.now()
+        rack = self._rack
+        trigger = unwrap_psn(sack.psn, self._cum)  # the data packet that caused the SACK
+        sample = None
+        acked_bytes = 0
+        acked_tx = []
+        for sent in acked:
+            rtt = rack.on_acked(sent, now)
+            if sent.psn == trigger:
+                sample = rtt
+            acked_tx.append(sent.tx_seq)
+            acked_bytes += sent.size
+            self._deferred.discard(sent.psn)
+            message = sent.message
+            message.unacked -= 1
+            if message.unacked == 0:
+                self.stats.writes_completed += 1
+                done.append(message.handle)
+        self._bytes_in_flight -= acked_bytes
+        self.stats.spurious_retransmits = rack.spurious
+        if self.cc is not None and sack.pr != SACK_PR_PROBE:
+            self.cc.on_ack(acked_bytes, sack.mark == SACK_MARK_SKIP_ONCE, sample,
+                           self._bytes_in_flight, now, sack.rcv_window_penalty)
+        acked_tx.sort()
+        newest = acked_tx[-1]
         for sent in self._in_flight.values():  # oldest transmission first
             if sent.tx_seq >= newest:
                 break
-            sent.later_sacked += sum(1 for tx in acked_tx if tx > sent.tx_seq)
+            sent.later_acked += len(acked_tx) - bisect_right(acked_tx, sent.tx_seq)
         self._declare_gap_losses()
 
     def _declare_gap_losses(self) -> None:
-        """A PSN is lost (mrc-nic.md 7) when ``gap_threshold`` PSNs transmitted after it
-        were acknowledged and it has been out for the smallest round trip plus the
-        reordering window; report it and retransmit it. The earliest candidate that
-        is not old enough yet sets ``_gap_deadline``."""
-        threshold = self.config.gap_threshold
-        min_rtt = self._min_rtt or 0.0
-        wait = min_rtt * (1.0 + self.config.reorder_window)
-        now = self.clock.now()
-        lost = []
-        self._gap_deadline = None
-        for sent in self._in_flight.values():
-            if sent.later_sacked < threshold or sent.deferred:
-                continue
-            if sent.sent_at + wait <= now:
-                lost.append(sent)
-            elif self._gap_deadline is None or sent.sent_at + wait < self._gap_deadline:
-                self._gap_deadline = sent.sent_at + wait
+        """Report and retransmit every transmission RACK finds lost (mrc-nic.md 7);
+        the earliest candidate not old enough yet sets ``_gap_deadline``."""
+        lost, self._gap_deadline = self._rack.detect(
+            self._in_flight.values(), self.clock.now(), self.config.gap_threshold)
         for sent in lost:
-            self._report_loss(sent)
-            self._retransmit(sent)
+            assert isinstance(sent, _InFlight)
+            self._lost(sent)
             self.stats.retransmits_gap += 1
+
+    def _lost(self, sent: _InFlight) -> None:
+        """``sent``'s latest transmission is lost: report it (its EV is retired),
+        shrink the congestion window, retransmit."""
+        self._report_loss(sent)
+        if self.cc is not None:
+            self.cc.on_loss(sent.size)
+        self._retransmit(sent)
 
     def _resend_deferred(self) -> None:
         limit = self._cum + self.config.window
@@ -322,6 +356,8 @@ class QpSender:
         if nack.reason in _TRIM_REASONS:
             self.stats.nacks_trimmed += 1
             if sent is not None:
+                if self.cc is not None:
+                    self.cc.on_trim(sent.size, self._bytes_in_flight, self.clock.now())
                 self._retransmit(sent)
                 self.stats.retransmits_trimmed += 1
             return
@@ -374,10 +410,10 @@ class QpSender:
         for sent in expired:
             if sent.deferred:
                 self.stats.retransmits_deferred += 1
+                self._retransmit(sent)
             else:
-                self._report_loss(sent)
                 self.stats.retransmits_timeout += 1
-            self._retransmit(sent)
+                self._lost(sent)
 
     def _fail(self, error: WriteError) -> None:
         """Give up on the QP (like an RDMA QP in the error state): every write in
@@ -386,6 +422,7 @@ class QpSender:
         handles = {id(s.message.handle): s.message.handle for s in self._in_flight.values()}
         handles.update((id(m.handle), m.handle) for m in self._queue)
         self._in_flight.clear()
+        self._bytes_in_flight = 0
         self._queue.clear()
         self._deferred.clear()
         self.stats.writes_failed += len(handles)

@@ -38,7 +38,8 @@ PSN_MASK = 0xFFFFFF
 
 @dataclass
 class RxWindow:
-    """One QP's receive state in the NIC: rx_expected and rx_bitmap."""
+    """One QP's receive state in the NIC: the next expected PSN and which of the
+    NIC_RX_WINDOW PSNs from it arrived (bit i: PSN expected + i)."""
 
     expected: int = 0
     bitmap: int = 0
@@ -173,11 +174,16 @@ class BackToBack:
 
     def _reply(self, side: NicSide, peer: NicSide, qp: int, psn: int, window: RxWindow,
                pr: int = 0, ev: int = 0) -> None:
+        # The 64 bits of the SACK: the aligned 64-PSN word holding ``psn`` (from
+        # ``expected`` when that word starts earlier), at an offset (mrc-nic.md 4.3).
+        start = ((psn & ~63) - window.expected) & PSN_MASK
+        if start >= NIC_RX_WINDOW:
+            start = 0
         route = Route(MAC, MAC, peer.address, side.address)
         side.port.deliver(encode_sack(
             route, dest_qp=qp, psn=psn, cumulative_psn=(window.expected - 1) & PSN_MASK,
-            sack_bitmap=window.bitmap, sack_offset=1, pr=pr, echoed_ev=ev,
-            src_conn_id=qp, dst_conn_id=qp))
+            sack_bitmap=window.bitmap >> start & (1 << 64) - 1, sack_offset=start + 1,
+            pr=pr, echoed_ev=ev, src_conn_id=qp, dst_conn_id=qp))
 
     def _nack(self, peer: NicSide, side: NicSide, qp: int, psn: int, reason: int) -> bytes:
         route = Route(MAC, MAC, peer.address, side.address)

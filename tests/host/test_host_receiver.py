@@ -18,7 +18,7 @@ from host.config import TransportConfig
 from host.endpoint import Endpoint
 from host.memory import MemoryRegion
 from host.ports.inprocess import InProcessPort
-from protocol.constants import OPCODE_WRITE_ONLY
+from protocol.constants import NIC_RX_WINDOW, OPCODE_WRITE_ONLY
 
 BASE = 0x4000_0000
 RKEY = 0x1234
@@ -119,14 +119,15 @@ def test_bad_rkey_and_out_of_bounds_are_counted_not_written() -> None:
 
 
 def test_psn_beyond_the_tracked_window_is_dropped() -> None:
-    endpoint = Endpoint(InProcessPort(), LOCAL, config=TransportConfig(rx_track=64))
+    window = NIC_RX_WINDOW  # the smallest rx_track allowed
+    endpoint = Endpoint(InProcessPort(), LOCAL, config=TransportConfig(rx_track=window))
     endpoint.open_qp(QP, PEER)
-    endpoint.register(MemoryRegion(BASE, 1 << 16, RKEY))
-    frames = frames_of((bytes(64 * 65), BASE))  # PSNs 0..63 (the window)
-    endpoint.handle_frame(frames[-1])  # PSN 63: within 64
+    endpoint.register(MemoryRegion(BASE, 64 * (window + 2), RKEY))
+    frames = frames_of((bytes(64 * (window + 1)), BASE))
+    endpoint.handle_frame(frames[-1])  # within the tracked window
     assert endpoint.qp_stats(QP).out_of_window == 0
     endpoint.handle_frame(encode_write(FROM_PEER, opcode=OPCODE_WRITE_ONLY, dest_qp=QP,
-                                       psn=64, msg_seq=1, virtual_addr=BASE, rkey=RKEY,
+                                       psn=window, msg_seq=1, virtual_addr=BASE, rkey=RKEY,
                                        payload=b""))
     assert endpoint.qp_stats(QP).out_of_window == 1
 

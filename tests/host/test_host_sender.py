@@ -89,17 +89,19 @@ def test_psns_mirror_the_nic_across_messages_and_msg_seq_counts_messages() -> No
 
 # -- window and completion ----------------------------------------------------------------
 def test_never_more_than_the_window_past_the_cumulative_psn() -> None:
-    side = OneEndpoint(TransportConfig(mtu=10))
-    handle = side.endpoint.write(QP, bytes(10 * 100), 0)
-    assert [p.psn for p in side.posted()] == list(range(NIC_RX_WINDOW))
+    window = NIC_RX_WINDOW
+    side = OneEndpoint(TransportConfig(mtu=1))
+    handle = side.endpoint.write(QP, bytes(window + 36), 0)
+    assert [p.psn for p in side.posted()] == list(range(window))
     side.sack(cumulative=9)
-    assert [p.psn for p in side.posted()] == list(range(64, 74))  # up to 9 + 64
+    assert [p.psn for p in side.posted()] == list(range(window, window + 10))  # to 9 + W
     side.sack(cumulative=8)  # an older SACK moves nothing
     assert side.posted() == []
-    side.sack(cumulative=73, bitmap=(1 << 26) - 1)  # 74..99 selectively acknowledged
-    assert [p.psn for p in side.posted()] == list(range(74, 100))
+    # the last 26 selectively acknowledged
+    side.sack(cumulative=window + 9, bitmap=(1 << 26) - 1)
+    assert [p.psn for p in side.posted()] == list(range(window + 10, window + 36))
     assert not handle.done
-    side.sack(cumulative=99)
+    side.sack(cumulative=window + 35)
     assert handle.done and handle.ok
     assert side.endpoint.idle and side.endpoint.next_deadline() is None
 
@@ -256,7 +258,7 @@ def test_trimmed_or_deferred_packets_are_not_reported_lost_on_timeout() -> None:
 
 # -- gap detection ------------------------------------------------------------------------
 def test_gap_detection_after_threshold_later_sacks() -> None:
-    side = OneEndpoint(TransportConfig(gap_threshold=3))
+    side = OneEndpoint(TransportConfig(gap_threshold=3, reorder_allowance=0))
     side.endpoint.write(QP, bytes(6 * 1024), 0)
     side.posted()
     side.sack(cumulative=-1, bitmap=0b110)  # PSNs 1, 2: two after the hole
@@ -272,7 +274,7 @@ def test_gap_detection_after_threshold_later_sacks() -> None:
 
 
 def test_gap_detection_counts_only_packets_sent_after_the_retransmission() -> None:
-    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1))
+    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, reorder_allowance=0))
     side.endpoint.write(QP, bytes(3), 0)
     side.posted()
     side.sack(cumulative=-1, bitmap=0b110)  # 1 and 2 arrived: PSN 0 lost
@@ -286,20 +288,22 @@ def test_gap_detection_counts_only_packets_sent_after_the_retransmission() -> No
 
 
 def test_reordering_within_the_window_is_not_a_loss() -> None:
-    """RACK's reordering window (TransportConfig.reorder_window): once a round trip is
-    known, a hole is lost only after it has been out for that round trip plus a
-    quarter; a late packet that fills it before then is neither reported nor resent."""
-    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0))
+    """RACK's reordering window (host/rack.py): a hole is lost only once it has been
+    out for the round trip of the later packet that was acknowledged (11 ms) plus a
+    quarter of the smallest round trip (10 ms); a late packet that fills it before
+    then is neither reported nor resent."""
+    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0,
+                                       reorder_allowance=0))
     side.endpoint.write(QP, bytes(1), 0)  # PSN 0: measures a 10 ms round trip
     side.posted()
     side.clock.advance(0.010)
     side.sack(cumulative=0)
     side.endpoint.write(QP, bytes(3), 0)  # PSNs 1, 2, 3 at t = 10 ms
     side.posted()
-    side.clock.advance(0.011)  # 11 ms out: less than 10 ms + 2.5 ms
+    side.clock.advance(0.011)  # 11 ms out: less than 11 ms + 2.5 ms
     side.sack(cumulative=0, bitmap=0b110)  # 2 and 3 arrived before 1
     assert side.posted() == []
-    assert side.endpoint.next_deadline() == pytest.approx(0.010 + 0.0125)
+    assert side.endpoint.next_deadline() == pytest.approx(0.010 + 0.011 + 0.0025)
     side.sack(cumulative=3)  # the late PSN 1 fills the hole
     assert side.posted() == []
     stats = side.endpoint.qp_stats(QP)
@@ -307,7 +311,8 @@ def test_reordering_within_the_window_is_not_a_loss() -> None:
 
 
 def test_a_hole_older_than_the_window_is_lost_at_its_deadline() -> None:
-    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0))
+    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0,
+                                       reorder_allowance=0))
     side.endpoint.write(QP, bytes(1), 0)
     side.posted()
     side.clock.advance(0.010)
@@ -317,8 +322,8 @@ def test_a_hole_older_than_the_window_is_lost_at_its_deadline() -> None:
     side.clock.advance(0.011)  # 2 and 3 arrive after 11 ms: the least round trip stays 10
     side.sack(cumulative=0, bitmap=0b110)
     assert side.posted() == []
-    side.timer()  # to the gap deadline, long before the 1 s timeout
-    assert side.clock.now() == pytest.approx(0.0225)
+    side.timer()  # to the gap deadline (11 ms + 2.5 ms), long before the 1 s timeout
+    assert side.clock.now() == pytest.approx(0.0235)
     assert [(type(p).__name__, p.psn) for p in side.posted()] == [("NackPacket", 1),
                                                                   ("WritePacket", 1)]
     assert side.endpoint.qp_stats(QP).timeouts == 0
