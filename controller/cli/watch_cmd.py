@@ -14,12 +14,13 @@ from rich.console import Console, Group
 from rich.live import Live
 
 from controller.health import FabricHealth, read_health
+from controller.metrics import ControllerCollector, MetricsError, add_metrics_options, serve_metrics
 from controller.plan import make_plan
 from controller.react import LinkState, Reactor
 from controller.topology import load_topology
 
 from .device_options import add_device_options, event_log, tls_of
-from .errors import EXIT_DEVICE_FAILURE, EXIT_OK
+from .errors import EXIT_DEVICE_FAILURE, EXIT_OK, BadInput
 from .health_view import event_lines, health_view, recovery_table
 from .render import terminal_console
 
@@ -38,9 +39,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "retired EV: top up that QP's backups of its plane and probe the EV "
                     "until the NIC restores it), and show a health table refreshed every "
                     "--interval seconds. Events go to the log (--json-log for JSON "
-                    "lines). With --once: wait until every device has been programmed "
-                    "(or --timeout), print the table once and exit: 0 if every device is "
-                    "up, else 1.")
+                    "lines). With --metrics-port N it also serves the fabric's health at "
+                    "http://127.0.0.1:N/metrics for Prometheus (docs/metrics.md). With "
+                    "--once: wait until every device has been programmed (or --timeout), "
+                    "print the table once and exit: 0 if every device is up, else 1.")
     add_device_options(parser, connect_timeout=RECONNECT_TIMEOUT_S)
     parser.add_argument("--interval", type=float, default=1.0, metavar="S",
                         help="seconds between health readings (default %(default)s)")
@@ -49,6 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S",
                         help="with --once: how long to wait for the devices "
                              "(default %(default)s)")
+    add_metrics_options(parser, "the devices', planes', links' and QP ends' health and "
+                                "the controller's events")
     parser.set_defaults(run=run)
 
 
@@ -66,11 +70,17 @@ def _all_settled(reactor: Reactor) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.once and args.metrics_port is not None:
+        raise BadInput("--metrics-port: not with --once (nothing would stay to be scraped)")
     plan = make_plan(load_topology(args.topology))
     log = event_log(args)
     reactor = Reactor(plan, log, election_id=args.election_id, tls=tls_of(args),
                       connect_timeout=args.connect_timeout)
     console = terminal_console()
+    try:
+        metrics = serve_metrics(args, [ControllerCollector(reactor)])
+    except MetricsError as error:
+        raise BadInput(str(error)) from None
     reactor.start()
     try:
         if args.once:
@@ -83,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
             reactor.run(on_tick=refresh, tick_s=args.interval)
         return EXIT_OK
     finally:
+        if metrics is not None:
+            metrics.close()
         reactor.close()
 
 

@@ -15,6 +15,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from controller.metrics import (
+    DeviceProcess,
+    FabricCollector,
+    MetricsError,
+    add_metrics_options,
+    metrics_url,
+    serve_metrics,
+)
+
 from . import run_cmd
 from .control import ControlError, request
 from .layout import Endpoint
@@ -69,7 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "and print the devices. Without --foreground the fabric keeps "
                     "running in the background (stop it with 'down'); with it, until "
                     "Ctrl-C or SIGTERM. If any device process dies, everything stops "
-                    "(exit 1).")
+                    "(exit 1). With --metrics-port N the fabric's devices and links are "
+                    "served at http://127.0.0.1:N/metrics for Prometheus "
+                    "(docs/metrics.md).")
     up.add_argument("topology", metavar="TOPO", help="topology file (controller format)")
     add_fabric_options(up)
     up.add_argument("--foreground", action="store_true",
@@ -82,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--timeout", type=float, default=READY_TIMEOUT_S,
                     help="seconds to wait for the devices to answer (default %(default)s)")
     up.add_argument("--notify-fd", type=int, help=argparse.SUPPRESS)
+    add_metrics_options(up, "the fabric's devices and links (state, frames, drops)")
 
     commands.add_parser("down", parents=[workdir], help="stop the fabric",
                         description="Stop the fabric running in WORKDIR: its devices "
@@ -145,6 +157,29 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     fabric = ProcessFabric(layout, workdir, seed=args.seed, log_level=args.log_level,
                            topology=str(Path(args.topology).resolve()), veth=setup.veth)
+    try:  # before the devices start: a port in use is reported with nothing to undo
+        metrics = serve_metrics(args, [fabric_collector(fabric)])
+    except MetricsError as error:
+        raise UsageError(str(error)) from None
+    try:
+        return _run_in_foreground(args, fabric)
+    finally:
+        if metrics is not None:
+            metrics.close()
+
+
+def fabric_collector(fabric: ProcessFabric) -> FabricCollector:
+    """The fabric's metrics: its wiring's snapshot and its device processes."""
+    def devices() -> list[DeviceProcess]:
+        processes = fabric.devices.processes
+        return [DeviceProcess(d.name, d.role,
+                              d.name in processes and processes[d.name].poll() is None)
+                for d in fabric.layout.devices]
+    return FabricCollector(fabric.panel.snapshot, devices)
+
+
+def _run_in_foreground(args: argparse.Namespace, fabric: ProcessFabric) -> int:
+    layout, workdir = fabric.layout, fabric.workdir
     # While starting, a stop request interrupts the start (which then stops what it
     # started); once up, it is handled by the supervision loop.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -170,6 +205,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     print_devices(state)
     print(f"fabric {layout.name!r} is up ({len(layout.devices)} devices); "
           f"state: {state_path(workdir)}", flush=True)
+    print_metrics_url(args)
     if args.notify_fd is not None:
         os.write(args.notify_fd, b"up\n")
         os.close(args.notify_fd)
@@ -204,6 +240,9 @@ def _up_in_background(args: argparse.Namespace, workdir: Path) -> int:
                "--notify-fd", str(write_end), "--wiring", args.wiring]
     if args.target is not None:
         command += ["--target", args.target]
+    if args.metrics_port is not None:
+        command += ["--metrics-port", str(args.metrics_port),
+                    "--metrics-address", args.metrics_address]
     output = workdir / SUPERVISOR_OUTPUT
     with open(output, "wb") as out:
         proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
@@ -224,6 +263,7 @@ def _up_in_background(args: argparse.Namespace, workdir: Path) -> int:
         print_devices(state)
         print(f"fabric {state.name!r} is up in the background (pid {proc.pid}); "
               f"stop it with: python -m fabric.procs down --workdir {workdir}")
+        print_metrics_url(args)
         return EXIT_OK
     code = proc.wait()
     sys.stderr.write(output.read_text(errors="replace"))
@@ -326,6 +366,11 @@ def cmd_link(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     print_links({"links": [link]})
     return EXIT_OK
+
+
+def print_metrics_url(args: argparse.Namespace) -> None:
+    if args.metrics_port is not None:
+        print(f"metrics: {metrics_url(args.metrics_address, args.metrics_port)}", flush=True)
 
 
 # -- tables -----------------------------------------------------------------------------
