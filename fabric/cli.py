@@ -18,10 +18,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from .checks import validate_checks
 from .experiment import Experiment, run_experiment, run_labels
 from .plots import write_plots
 from .report import print_summary, report_json, write_json
-from .scenario import Scenario, ScenarioError, load_scenario
+from .scenario import Scenario, ScenarioError, load_scenario, load_scenarios
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 # The default scenarios, in the order they run.
@@ -74,7 +75,9 @@ def load_all(args: argparse.Namespace) -> list[Scenario]:
             problems.append(f"no scenario {name!r} (known: {known}; or give a file)")
             continue
         try:
-            scenario = load_scenario(path)
+            points = load_scenarios(path)
+            for scenario in points:
+                validate_checks(scenario)
         except ScenarioError as err:
             problems.append(str(err))
             continue
@@ -86,10 +89,11 @@ def load_all(args: argparse.Namespace) -> list[Scenario]:
             update["topology"] = str(Path(args.topology).resolve())
         if args.seed is not None:
             update["seed"] = args.seed
-        scenario = scenario.model_copy(update=update)
-        if args.quick:
-            scenario = scenario.scaled(scenario.quick_scale)
-        scenarios.append(scenario)
+        for scenario in points:
+            scenario = scenario.model_copy(update=update)
+            if args.quick:
+                scenario = scenario.scaled(scenario.quick_scale)
+            scenarios.append(scenario)
     if problems:
         raise ScenarioError("\n".join(problems))
     return scenarios
@@ -105,7 +109,7 @@ def cmd_list(console: Console) -> int:
         except ScenarioError as err:
             console.print(f"{path.stem}: [red]{err}[/]")
             continue
-        console.print(f"[bold]{scenario.name}[/] ({scenario.kind}): "
+        console.print(f"[bold]{scenario.name}[/]: "
                       f"{' '.join(scenario.description.split())}", highlight=False)
     return EXIT_OK
 

@@ -1,5 +1,5 @@
-"""A scenario's whole experiment: the MRC run, the baseline run (single-path QPs) and
-the solo runs its outcome compares against, then the outcome and the figures.
+"""A scenario's whole experiment: the MRC run, the baseline run and the solo runs its
+checks compare against, then the outcome and the figures.
 
 Every run starts from a fresh network and the same seed, so an experiment is
 deterministic: the same scenario file and seed give the same report.
@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .outcomes import goodput_series, outcome, run_figures
+from .checks import validate_checks
+from .figures import goodput_series, run_figures
+from .outcomes import outcome
 from .runner import RunResult, load_plan, run_scenario
 from .scenario import Scenario
 
@@ -29,13 +31,14 @@ class Experiment:
 def run_labels(scenario: Scenario) -> list[str]:
     """The runs of a scenario, in the order they are made."""
     labels = ["mrc"]
-    if scenario.baseline:
+    if scenario.baseline != "none":
         labels.append("baseline")
-    labels.extend(f"solo:{qp}" for qp in scenario.solo)
+    labels.extend(f"solo:{qp}" for qp in scenario.solo_qps())
     return labels
 
 
 def run_experiment(scenario: Scenario, progress: ProgressFn | None = None) -> Experiment:
+    validate_checks(scenario)
     runs: dict[str, RunResult] = {}
     for label in run_labels(scenario):
         mode, _, only = label.partition(":")
@@ -48,7 +51,7 @@ def run_experiment(scenario: Scenario, progress: ProgressFn | None = None) -> Ex
     result = outcome(scenario, runs, plan)
     report = {
         "scenario": scenario.name,
-        "kind": scenario.kind,
+        "point": scenario.point,
         "description": scenario.description.strip(),
         "file": scenario.path,
         "topology": str(scenario.topology_path()),

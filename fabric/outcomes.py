@@ -1,135 +1,30 @@
-"""From a run's measurements to the figures the report shows, and from a scenario's
-runs to its outcome: the checks the issue asks for, each with its bound, and the
-MRC-versus-baseline comparison.
-
-Goodput is payload bytes delivered over the time from the first write posted to the
-last one completed, in Gb/s; latency is per packet (``fabric.metrics``).
-"""
+"""A scenario's outcome from its runs: its checks (``fabric.checks``), each with its
+value and bound, the figures they measured, and MRC against the baseline."""
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.plan import FabricPlan
-from protocol import constants as c
 
-from .runner import RunResult
+from .checks import evaluate, workload_figures
+from .figures import run_figures
 from .scenario import Scenario
 
-RETIRING = (c.EV_EVENT_ALWAYS_SKIP, c.EV_EVENT_HOST_LOSS)
-MAX_EVENTS = 40
+if TYPE_CHECKING:
+    from .runner import RunResult
 
-
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def ev_names(plan: FabricPlan) -> dict[int, str]:
-    """T1 uSID -> T1 name (an EV's top 16 bits name its T1)."""
-    return {plan.usids.node(s.name): s.name for s in plan.fabric.switches()
-            if s.role.value == "t1"}
-
-
-def ev_label(ev: int, t1s: dict[int, str]) -> str:
-    return f"{t1s.get(ev >> 16, hex(ev >> 16))} ev{ev & 0x1FF}"
-
-
-def qp_figures(run: RunResult, qp: str) -> dict[str, Any]:
-    writes = [w for w in run.writes if w.qp == qp]
-    m = run.metrics.qps[qp]
-    if not writes:
-        return {}
-    start = min(w.posted_us for w in writes)
-    ends = [w.completed_us for w in writes if w.completed_us is not None]
-    done = len(ends) == len(writes)
-    end = max(ends) if done else run.end_us
-    duration = max(end - start, 1e-9)
-    total = sum(w.bytes for w in writes)
-    return {
-        "bytes": total,
-        "completed": done and all(w.ok for w in writes),
-        "completion_us": round(duration, 3),
-        "goodput_gbps": round(m.delivered_bytes * 8 / duration / 1e3, 3),
-        "latency_p50_us": _round(percentile(m.latencies_us, 0.50)),
-        "latency_p99_us": _round(percentile(m.latencies_us, 0.99)),
-        "message_completion_us": [round(w.completed_us - w.posted_us, 3)
-                                  for w in writes if w.completed_us is not None],
-    }
-
-
-def run_figures(run: RunResult, plan: FabricPlan) -> dict[str, Any]:
-    t1s = ev_names(plan)
-    qps = {qp: qp_figures(run, qp) for qp in run.qp_stats}
-    lost = sum(link["dropped"] for link in run.network.values())
-    retransmits = sum(s["retransmits"] for s in run.qp_stats.values())
-    return {
-        "mode": run.mode,
-        "only": list(run.only),
-        "finished": run.finished,
-        "intact": run.intact,
-        "end_us": round(run.end_us, 3),
-        "packet_hops": run.packet_hops,
-        "qps": qps,
-        "completion_us": max((q.get("completion_us", 0) for q in qps.values()), default=0),
-        "goodput_gbps": round(sum(q.get("goodput_gbps", 0) for q in qps.values()), 3),
-        "latency_p99_us": _round(percentile(
-            [x for qp in run.qp_stats for x in run.metrics.qps[qp].latencies_us], 0.99)),
-        "packets_lost": lost,
-        "trimmed": run.metrics.trimmed[c.DSCP_TRIMMED],
-        "trimmed_last_hop": run.metrics.trimmed[c.DSCP_TRIMMED_LASTHOP],
-        "ce_marks": run.metrics.ce_marks,
-        "retransmits": retransmits,
-        "retransmits_trimmed": sum(s["retransmits_trimmed"] for s in run.qp_stats.values()),
-        "ev_packets": {qp: {ev_label(ev, t1s): n for ev, n in
-                            sorted(run.metrics.qps[qp].ev_packets.items())}
-                       for qp in run.qp_stats},
-        "ev_event_counts": dict(Counter(_REASONS.get(e.reason, str(e.reason))
-                                        for e in run.metrics.ev_events)),
-        # the first events (a QP at its floor reports one per loss report)
-        "ev_events": [{"time_us": round(e.time_us, 3), "nic": e.nic, "qp": e.qp,
-                       "slot": e.slot, "old": ev_label(e.old_ev, t1s),
-                       "new": ev_label(e.new_ev, t1s) if e.new_ev else None,
-                       "reason": _REASONS.get(e.reason, str(e.reason))}
-                      for e in run.metrics.ev_events[:MAX_EVENTS]],
-        "failures": run.failures,
-        "controller_events": run.controller_events,
-    }
-
-
-_REASONS = {c.EV_EVENT_ALWAYS_SKIP: "always-skip", c.EV_EVENT_HOST_LOSS: "host-loss",
-            c.EV_EVENT_RESTORED: "restored", c.EV_EVENT_FLOOR: "floor"}
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
-
-
-def check(name: str, ok: bool, detail: str) -> dict[str, Any]:
-    return {"check": name, "ok": bool(ok), "detail": detail}
+__all__ = ["outcome"]
 
 
 def outcome(scenario: Scenario, runs: dict[str, RunResult],
             plan: FabricPlan) -> dict[str, Any]:
-    """The scenario's headline figures and checks from its runs (``mrc``,
-    ``baseline``, ``solo:QP``, ``baseline-solo:QP``)."""
+    """The scenario's checks and figures from its runs (``mrc``, ``baseline``,
+    ``solo:QP``); passed when every check holds."""
+    checks, figures = evaluate(scenario, runs, plan)
     mrc = runs["mrc"]
-    checks = [check("transfer intact", mrc.intact,
-                    "every write completed and the receiver's memory equals the data")]
-    figures: dict[str, Any] = {}
-    kind = scenario.kind
-    if kind == "spray":
-        figures, more = _spray(scenario, mrc)
-    elif kind == "link-failure":
-        figures, more = _link_failure(scenario, mrc, plan)
-    elif kind == "ecn-steer":
-        figures, more = _steer(scenario, runs)
-    else:
-        figures, more = _incast(scenario, runs)
-    checks.extend(more)
+    if any(g["type"] != "stream" for g in mrc.groups.values()):
+        figures["workloads"] = {label: workload_figures(run) for label, run in runs.items()}
     if "baseline" in runs:
         base = run_figures(runs["baseline"], plan)
         ours = run_figures(mrc, plan)
@@ -138,120 +33,3 @@ def outcome(scenario: Scenario, runs: dict[str, RunResult],
                                               "latency_p99_us")}
     return {"figures": figures, "checks": checks,
             "passed": all(c_["ok"] for c_ in checks)}
-
-
-def _spray(scenario: Scenario, run: RunResult) -> tuple[dict, list]:
-    checks = []
-    figures: dict[str, Any] = {}
-    for qp in run.qp_stats:
-        counts = run.metrics.qps[qp].ev_packets
-        total = sum(counts.values())
-        shares = [n / total for n in counts.values()] if total else []
-        fair = 1 / len(shares) if shares else 0
-        worst = max((abs(s - fair) / fair for s in shares), default=1.0)
-        figures[qp] = {"paths": len(shares), "shares": [round(s, 4) for s in shares],
-                       "worst_deviation": round(worst, 4)}
-        checks.append(check(f"{qp}: equal per-path shares", worst <= scenario.share_tolerance,
-                            f"{len(shares)} paths, worst share {worst:.1%} off an equal "
-                            f"share (bound {scenario.share_tolerance:.0%})"))
-    return figures, checks
-
-
-def _link_failure(scenario: Scenario, run: RunResult, plan: FabricPlan) -> tuple[dict, list]:
-    down = next((f for f in run.failures if f["action"] == "down"), None)
-    if down is None:
-        return {}, [check("a link fails", False, "the scenario brings no link down")]
-    t_fail = down["at_us"]
-    retired = [e for e in run.metrics.ev_events
-               if e.reason in RETIRING and e.time_us >= t_fail]
-    retire_us = retired[0].time_us - t_fail if retired else None
-    lost = sum(link["dropped"] for link in run.network.values())
-    dip = goodput_dip(run, t_fail)
-    figures = {"failed_link": down["target"], "failure_at_us": t_fail,
-               "packets_lost": lost, "ev_retired_after_us": _round(retire_us),
-               "retirements": len(retired), "goodput_dip": dip,
-               "controller_top_ups": run.controller_events.get("top-up", 0)}
-    checks = [check("EV retired", retire_us is not None and retire_us <= scenario.retire_bound_us,
-                    f"first EV retired {retire_us:.1f} us after the failure (bound "
-                    f"{scenario.retire_bound_us:.0f} us)" if retire_us is not None
-                    else "no EV was retired")]
-    return figures, checks
-
-
-def goodput_series(run: RunResult) -> tuple[list[float], list[float]]:
-    """(bin start times, goodput in Gb/s) of all QPs together."""
-    bins: dict[int, int] = {}
-    for m in run.metrics.qps.values():
-        for b, n in m.delivered_bins.items():
-            bins[b] = bins.get(b, 0) + n
-    if not bins:
-        return [], []
-    width = run.metrics.bin_us
-    last = max(bins)
-    times = [b * width for b in range(last + 1)]
-    return times, [bins.get(b, 0) * 8 / width / 1e3 for b in range(last + 1)]
-
-
-def goodput_dip(run: RunResult, t_fail: float) -> dict[str, float | None]:
-    """Mean goodput before the failure, the lowest bin in the 10 bins after it, and
-    the dip between them."""
-    times, series = goodput_series(run)
-    width = run.metrics.bin_us
-    before = [g for t, g in zip(times, series, strict=True) if width <= t < t_fail - width]
-    after = [g for t, g in zip(times, series, strict=True) if t_fail <= t < t_fail + 10 * width]
-    if not before or not after:
-        return {"before_gbps": None, "lowest_after_gbps": None, "dip": None}
-    mean = sum(before) / len(before)
-    low = min(after)
-    return {"before_gbps": round(mean, 3), "lowest_after_gbps": round(low, 3),
-            "dip": round(1 - low / mean, 4) if mean else None}
-
-
-def _vs_solo(scenario: Scenario, runs: dict[str, RunResult], qp: str,
-             label: str) -> tuple[dict, dict]:
-    together = qp_figures(runs["mrc"], qp).get("goodput_gbps", 0.0)
-    solo_run = runs.get(f"solo:{qp}")
-    solo = qp_figures(solo_run, qp).get("goodput_gbps", 0.0) if solo_run else None
-    ratio = together / solo if solo else None
-    figures = {"goodput_gbps": together, "solo_goodput_gbps": solo,
-               "ratio_to_solo": _round(ratio)}
-    ok = ratio is not None and ratio >= 1 - scenario.goodput_tolerance
-    return figures, check(f"{qp}: {label}", ok,
-                          f"{together:.2f} Gb/s with the others, {solo or 0:.2f} Gb/s alone "
-                          f"(at least {1 - scenario.goodput_tolerance:.0%} of solo)")
-
-
-def _steer(scenario: Scenario, runs: dict[str, RunResult]) -> tuple[dict, list]:
-    figures: dict[str, Any] = {}
-    checks = []
-    for qp in scenario.solo:
-        figures[qp], result = _vs_solo(scenario, runs, qp, "goodput kept beside the other QP")
-        checks.append(result)
-    mrc = runs["mrc"]
-    figures["ce_marks"] = mrc.metrics.ce_marks
-    checks.append(check("ECN marks seen", mrc.metrics.ce_marks > 0,
-                        f"{mrc.metrics.ce_marks} CE-marked packets reached NICs"))
-    return figures, checks
-
-
-def _incast(scenario: Scenario, runs: dict[str, RunResult]) -> tuple[dict, list]:
-    mrc = runs["mrc"]
-    victim = scenario.victim or scenario.solo[0]
-    figures, victim_check = _vs_solo(scenario, runs, victim, "victim unaffected")
-    trims = mrc.metrics.trimmed
-    penalties = [e for e in mrc.metrics.ev_events if e.reason in RETIRING]
-    retx = sum(s["retransmits_trimmed"] for s in mrc.qp_stats.values())
-    figures = {"victim": victim, **figures,
-               "trimmed_last_hop": trims[c.DSCP_TRIMMED_LASTHOP],
-               "trimmed_in_fabric": trims[c.DSCP_TRIMMED],
-               "retransmits_after_nack": retx, "ev_retirements": len(penalties)}
-    checks = [
-        check("trimming at the last hop", trims[c.DSCP_TRIMMED_LASTHOP] > 0,
-              f"{trims[c.DSCP_TRIMMED_LASTHOP]} packets trimmed toward the receiver, "
-              f"{trims[c.DSCP_TRIMMED]} in the fabric"),
-        check("NACK-driven retransmits", retx > 0,
-              f"{retx} packets retransmitted on NACK TRIMMED(_LASTHOP)"),
-        check("no EV penalty", not penalties, f"{len(penalties)} EVs retired"),
-        victim_check,
-    ]
-    return figures, checks

@@ -1,10 +1,11 @@
 """The PNG plots of a report (matplotlib, Agg backend: no display needed).
 
-* ``per_path_load.png``: data packets per EV (path) of each QP, MRC runs: equal bars
-  for spray, the failed path's EVs and their replacements for link-failure, load
-  moved off the shared T1 for ecn-steer.
-* ``goodput_failure.png``: goodput over time around the link failure, MRC and
-  baseline, the failure (and the cable's return) marked.
+* ``per_path_load.png``: data packets per EV (path) of each QP, MRC runs of the
+  scenarios with one or two QPs: equal bars for spray, the failed path's EVs and
+  their replacements for link-failure, load moved off the shared T1 for ecn-steer.
+* ``goodput_failure.png``: goodput over time around the first link failure of the
+  first scenario that has one, MRC and baseline, the failure (and the cable's
+  return) marked.
 * ``latency_cdf.png``: per-packet latency CDFs, MRC and baseline, one panel per
   scenario (log time axis).
 """
@@ -40,7 +41,7 @@ def write_plots(experiments: list[Experiment], out: Path) -> list[Path]:
 
 
 def _per_path_load(experiments: list[Experiment]) -> plt.Figure | None:
-    panels = [(e, qp, loads) for e in experiments if e.scenario.kind != "incast"
+    panels = [(e, qp, loads) for e in experiments if len(e.runs["mrc"].qp_stats) <= 2
               for qp, loads in e.report["runs"]["mrc"]["ev_packets"].items() if loads]
     if not panels:
         return None
@@ -59,7 +60,8 @@ def _per_path_load(experiments: list[Experiment]) -> plt.Figure | None:
 
 
 def _goodput_failure(experiments: list[Experiment]) -> plt.Figure | None:
-    chosen = next((e for e in experiments if e.scenario.kind == "link-failure"), None)
+    chosen = next((e for e in experiments
+                   if any(f.action == "down" for f in e.scenario.failures)), None)
     if chosen is None:
         return None
     runs = chosen.report["runs"]

@@ -23,29 +23,8 @@ def write_json(report: dict[str, Any], path: Path) -> None:
 
 
 def headline(report: dict[str, Any]) -> str:
-    """One line: the scenario's own result."""
-    f = report["figures"]
-    kind = report["kind"]
-    if kind == "spray":
-        parts = [f"{qp}: {v['paths']} paths, worst share {v['worst_deviation']:.1%} off equal"
-                 for qp, v in f.items() if isinstance(v, dict) and "paths" in v]
-        return "; ".join(parts)
-    if kind == "link-failure":
-        retired = f.get("ev_retired_after_us")
-        dip = (f.get("goodput_dip") or {}).get("dip")
-        return (f"{f.get('packets_lost', 0)} packets lost, EV retired "
-                + (f"{retired:.1f} us" if retired is not None else "never")
-                + " after the failure, goodput dip "
-                + (f"{dip:.0%}" if dip is not None else "n/a"))
-    if kind == "ecn-steer":
-        parts = [f"{qp} {v['ratio_to_solo']:.0%} of solo" for qp, v in f.items()
-                 if isinstance(v, dict) and v.get("ratio_to_solo") is not None]
-        return "; ".join(parts) + f"; {f.get('ce_marks', 0)} CE marks"
-    ratio = f.get("ratio_to_solo")
-    return (f"victim {ratio:.0%} of solo; " if ratio is not None else "") + (
-        f"{f.get('trimmed_last_hop', 0)} last-hop trims, "
-        f"{f.get('retransmits_after_nack', 0)} NACK retransmits, "
-        f"{f.get('ev_retirements', 0)} EVs retired")
+    """One line: the scenario's own result, what each of its checks measured."""
+    return "; ".join(c["summary"] for c in report["checks"] if c["metric"] != "intact")
 
 
 def _num(value: float | None, unit: str = "") -> str:

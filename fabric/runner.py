@@ -14,7 +14,7 @@ import random
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,8 @@ from .scenario import Scenario, ScenarioError
 from .sim.events import call_later
 from .sim.network import Network, NetworkConfig, program_path
 from .workload import WriteRecord, open_qps, post_writes, region
+from .workloads.flows import Expansion, Flow, expand
+from .workloads.schedule import FlowSchedule
 
 Progress = Callable[[float], None]  # fraction of the run's bytes delivered
 
@@ -54,6 +56,8 @@ class RunResult:
     packet_hops: int = 0
     qp_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
+    # per workload of the file: type, ranks, bytes, start_us, end_us (None: unfinished)
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
     # wall-clock and CPU seconds of the simulation itself (not the set-up); for
     # benchmarks, never in reports (a report depends only on the scenario and seed)
     sim_wall_s: float = 0.0
@@ -63,35 +67,50 @@ class RunResult:
 
 
 def load_plan(scenario: Scenario, sockets: Path | None = None) -> FabricPlan:
-    """The plan of the scenario's topology; with ``sockets``, as the simulator serves
-    it (every device on a Unix socket there, ``fabric.control``)."""
+    """The plan of the scenario's topology with the QPs its workloads open; with
+    ``sockets``, as the simulator serves it (every device on a Unix socket there,
+    ``fabric.control``)."""
     path = scenario.topology_path()
     try:
-        if sockets is None:
-            return make_plan(load_topology(path))
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError):
             return make_plan(load_topology(path))  # the controller says what is wrong
         if not isinstance(data, dict):
             return make_plan(load_topology(path))
-        data = topology_for_simulation(data, sockets,
-                                       lambda p: program_path(p, str(path)))
+        extra = expand(scenario.workloads).qps
+        if extra:
+            data = {**data, "qps": [*(data.get("qps") or []), *extra]}
+        if sockets is not None:
+            data = topology_for_simulation(data, sockets,
+                                           lambda p: program_path(p, str(path)))
         return make_plan(parse_topology(yaml.safe_dump(data), str(path)))
     except TopologyError as err:
         raise ScenarioError(f"{scenario.path}: topology: {err}") from None
 
 
 def check_names(scenario: Scenario, plan: FabricPlan) -> None:
-    """Every QP, link and device the scenario names exists in its topology."""
+    """Every QP, NIC, link and device the scenario names exists in its topology."""
     problems = []
     names = {qp.name for qp in plan.fabric.qps}
+    nics = {nic.name for nic in plan.fabric.nics()}
     for i, load in enumerate(scenario.workloads):
-        if load.qp not in names:
-            problems.append(f"workloads[{i}].qp: no QP named {load.qp!r} in the topology")
-    for key in (*scenario.pin, *scenario.solo, *([scenario.victim] if scenario.victim else [])):
+        qp = getattr(load, "qp", None)
+        if qp is not None and qp not in names:
+            problems.append(f"workloads[{i}].qp: no QP named {qp!r} in the topology")
+        for key in ("ranks", "senders"):
+            for nic in getattr(load, key, ()):
+                if nic not in nics:
+                    problems.append(f"workloads[{i}].{key}: no NIC named {nic!r}")
+        receiver = getattr(load, "receiver", None)
+        if receiver is not None and receiver not in nics:
+            problems.append(f"workloads[{i}].receiver: no NIC named {receiver!r}")
+    for key in (*scenario.pin, *scenario.solo_qps()):
         if key not in names:
             problems.append(f"{key!r}: no QP of that name in the topology")
+    for i, check in enumerate(scenario.checks):
+        if check.qp is not None and check.qp not in names:
+            problems.append(f"checks[{i}].qp: no QP named {check.qp!r} in the topology")
     devices = set(plan.device_names())
     for i, failure in enumerate(scenario.failures):
         if failure.link is not None:
@@ -174,36 +193,39 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         device.on_digests = digests
     hosts = network.hosts
     # Every QP end is open on its host; each receiver has one region per QP.
-    loads = [w for w in scenario.workloads if not only or w.qp in only]
+    expansion = expand(scenario.workloads)
+    flows = [_only(f, only) for f in expansion.flows]
     endpoints = {name: host.endpoint for name, host in hosts.items()}
-    open_qps(plan, loads, endpoints)
+    open_qps(plan, flows, endpoints)
 
     rng = random.Random(scenario.seed)
     writes: list[WriteRecord] = []
     expected: dict[tuple[str, str], bytearray] = {}
     offsets: dict[tuple[str, str], int] = {}
     done = env.event()
-    pending = [0]
-    total = sum(w.bytes for w in loads)
+    total = sum(f.bytes for f in flows if f.messages)
 
-    def completed(record: WriteRecord, handle: WriteHandle) -> None:
+    def completed(index: int, record: WriteRecord, handle: WriteHandle) -> None:
         record.completed_us = env.now
         record.ok = handle.ok
-        pending[0] -= 1
-        if pending[0] == 0 and not done.triggered:
+        schedule.write_done(index)
+        if schedule.finished and not done.triggered:
             done.succeed()
 
-    def post(load_index: int) -> None:
-        load = loads[load_index]
-        qp = plan.qp(load.qp)
+    def post(index: int) -> None:
+        flow = flows[index]
+        if not flow.messages:  # not in this run (``only``): done at once
+            schedule.write_done(index)
+            return
+        qp = plan.qp(flow.qp)
         assert qp is not None
-        writes.extend(post_writes(plan, load, endpoints, rng, expected, offsets, env.now,
-                                  completed))
-        hosts[qp.ends[1 if load.reverse else 0].nic].rearm()
+        writes.extend(post_writes(plan, flow, endpoints, rng, expected, offsets, env.now,
+                                  lambda r, h, i=index: completed(i, r, h)))
+        hosts[qp.ends[1 if flow.reverse else 0].nic].rearm()
 
-    for i, load in enumerate(loads):
-        pending[0] += load.messages
-        call_later(env, load.start_us, post, i)
+    schedule = FlowSchedule(flows, post, lambda: env.now)
+    for i in schedule.ready():
+        call_later(env, flows[i].start_us, schedule.start, i)
     failures = _schedule_failures(scenario, network, controller)
     # Every tick the controller sends the probes due by virtual time; packet-outs reach
     # a device from a gRPC thread, so the tick waits for them, then they enter their
@@ -242,14 +264,34 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         for (qp, nic), data in expected.items())
     return RunResult(
         scenario=scenario.name, mode=mode, only=only, end_us=end_us, finished=finished,
-        intact=intact, writes=writes, metrics=metrics,
+        intact=intact, writes=writes, metrics=metrics, groups=_groups(expansion, schedule),
         network={name: {"frames": cable.counters.frames,
                         "dropped": cable.counters.dropped}
                  for name, cable in network.cables.items()},
         packet_hops=sum(d.counters.hops for d in network.devices.values()),
-        qp_stats=_qp_stats(plan, hosts, loads), failures=failures, sim_wall_s=wall,
-        sim_cpu_s=cpu, controller_events={name: controller.events(name) for name in (
+        qp_stats=_qp_stats(plan, hosts, [f for f in flows if f.messages]),
+        failures=failures, sim_wall_s=wall, sim_cpu_s=cpu,
+        controller_events={name: controller.events(name) for name in (
             "top-up", "no-backup-left", "pushed", "wrote", "probe-sent", "restored")})
+
+
+def _only(flow: Flow, only: tuple[str, ...]) -> Flow:
+    """The flow as run: without writes when the run is restricted to other QPs."""
+    if not only or flow.qp in only:
+        return flow
+    return replace(flow, messages=0, bytes=0)
+
+
+def _groups(expansion: Expansion, schedule: FlowSchedule) -> dict[str, dict[str, Any]]:
+    """Each workload's type, size, ranks and its first start and last finish."""
+    out = {}
+    for group in expansion.groups:
+        starts = [schedule.started_us[i] for i in group.flows if i in schedule.started_us]
+        ends = [schedule.done_us.get(i) for i in group.flows]
+        out[group.name] = {"type": group.type, "ranks": group.ranks, "bytes": group.bytes,
+                           "start_us": min(starts) if starts else None,
+                           "end_us": max(ends) if ends and None not in ends else None}
+    return out
 
 
 def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str, int]]:

@@ -1,47 +1,43 @@
 """Scenario files (YAML, ``fabric/scenarios/``): a topology in the controller's format,
-the physical settings, the workloads, the failures, and what to measure. Unknown keys
-are errors; every problem is reported as one ``FILE: PLACE: PROBLEM`` line.
+the physical settings, the workloads, the failures, the sweeps and the checks that
+decide pass/fail. Unknown keys are errors; every problem is reported as one
+``FILE: PLACE: PROBLEM`` line. ``docs/experiments.md`` is the full reference.
 
     name: link-failure
-    kind: link-failure            # spray | link-failure | ecn-steer | incast
     topology: ../topologies/small.yaml
     network: {link_rate_gbps: 10, link_delay_us: 1, queue_depth: 64}
     transport: {rto_us: 300, gap_threshold: 3}
     workloads:
-      - {qp: qp-a, bytes: 2MiB, messages: 4}
+      - {qp: qp-a, bytes: 2MiB, messages: 4}                 # a write stream
+      - {type: all-reduce, ranks: [nic0, nic1, nic2, nic3], bytes: 1MiB}
     failures:
       - {at_us: 300, link: "p0-t0-0:4", action: down}
+    sweep:
+      - {parameter: failures.0.at_us, values: [200, 400]}
+    checks:
+      - {metric: ev_retired_after_us, compare: "<=", bound: 100}
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-__all__ = ["Scenario", "ScenarioError", "load_scenario", "parse_size"]
+from .workloads.specs import WORKLOAD_TYPES, WorkloadSpec, parse_size
 
-KINDS = ("spray", "link-failure", "ecn-steer", "incast")
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB|KB|MB|GB)?\s*$")
-_UNITS = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30,
-          "KB": 10**3, "MB": 10**6, "GB": 10**9}
+__all__ = ["Check", "Scenario", "ScenarioError", "Sweep", "load_scenario",
+           "load_scenarios", "parse_size"]
+
+_TIME_METRIC = re.compile(r"_us$")
 
 
 class ScenarioError(Exception):
     """A scenario that cannot be run; ``str()`` is one line per problem."""
-
-
-def parse_size(value: int | str) -> int:
-    """``4096``, ``"64KiB"``, ``"2MiB"`` -> bytes."""
-    if isinstance(value, int):
-        return value
-    match = _SIZE.match(value)
-    if match is None:
-        raise ValueError(f"{value!r} is not a size (e.g. 4096, 64KiB, 2MiB)")
-    return int(float(match.group(1)) * _UNITS[match.group(2)])
 
 
 class _Strict(BaseModel):
@@ -66,22 +62,6 @@ class TransportSpec(_Strict):
     tail_ack_req: int = Field(8, ge=1)
 
 
-class Workload(_Strict):
-    qp: str
-    bytes: int
-    messages: int = Field(1, ge=1, le=4096)
-    start_us: float = Field(0.0, ge=0)
-    reverse: bool = False  # send from the QP's second endpoint to its first
-
-    @field_validator("bytes", mode="before")
-    @classmethod
-    def _size(cls, value: int | str) -> int:
-        size = parse_size(value)
-        if size < 1:
-            raise ValueError("must be at least 1 byte")
-        return size
-
-
 class Failure(_Strict):
     at_us: float = Field(ge=0)
     action: Literal["down", "up", "loss", "reboot"]
@@ -91,29 +71,68 @@ class Failure(_Strict):
     down_us: float = Field(100.0, ge=0)  # reboot: time until it is programmed again
 
 
+class Check(_Strict):
+    """Pass when ``metric`` (of ``qp``, in run ``run``) ``compare`` ``bound``."""
+
+    metric: str  # a name of fabric.checks.METRICS
+    compare: Literal["<=", ">=", "<", ">", "=="]
+    bound: float
+    qp: str | None = None
+    workload: str | None = None  # a workload's name (default names: w0, w1, ...)
+    run: str = "mrc"  # mrc, baseline or solo:QP
+    name: str = ""  # what the summary calls it; default: the metric's own title
+
+    def holds(self, value: float | None) -> bool:
+        if value is None:
+            return False
+        return {"<=": value <= self.bound, ">=": value >= self.bound,
+                "<": value < self.bound, ">": value > self.bound,
+                "==": value == self.bound}[self.compare]
+
+    def time_scaled(self, factor: float) -> Check:
+        """The check with a time bound (a metric in microseconds) times ``factor``."""
+        if not _TIME_METRIC.search(self.metric):
+            return self
+        return self.model_copy(update={"bound": self.bound * factor})
+
+
+class Sweep(_Strict):
+    """One run of the scenario per value, with ``parameter`` (a dotted path into the
+    file, e.g. ``failures.0.rate`` or ``network.link_rate_gbps``) set to it."""
+
+    parameter: str = Field(min_length=1)
+    values: list[Any] = Field(min_length=1)
+
+
 class Scenario(_Strict):
     name: str
-    kind: Literal["spray", "link-failure", "ecn-steer", "incast"]
     description: str = ""
     topology: str
     seed: int = 1
     network: NetworkSpec = NetworkSpec()
     transport: TransportSpec = TransportSpec()
-    workloads: list[Workload] = Field(min_length=1)
+    workloads: list[Annotated[WorkloadSpec, Field(discriminator="type")]] = Field(
+        min_length=1)
     failures: list[Failure] = []
     pin: dict[str, list[int]] = {}  # QP -> T1 index of each slot (see plan_overrides)
-    victim: str | None = None  # incast: the QP whose goodput must not suffer
-    solo: list[str] = []  # QPs also run alone, for their undisturbed goodput
-    baseline: bool = True  # also run with single-path QPs
+    baseline: Literal["none", "single-path", "roce"] = "single-path"
+    checks: list[Check] = []
+    sweep: list[Sweep] = []
     bin_us: float = Field(20.0, gt=0)
     max_time_us: float = Field(200_000.0, gt=0)
     quick_scale: float = Field(0.25, gt=0, le=1)  # --quick: bytes x this
-    # pass/fail bounds of the outcome (fabric/outcomes.py)
-    share_tolerance: float = Field(0.1, ge=0)
-    retire_bound_us: float = Field(200.0, gt=0)
-    goodput_tolerance: float = Field(0.15, ge=0)
 
     path: str = ""  # the file it was read from
+    point: dict[str, Any] = {}  # the sweep values this scenario was made with
+
+    @field_validator("workloads", mode="before")
+    @classmethod
+    def _default_type(cls, value: Any) -> Any:
+        """A workload without ``type`` is a write stream."""
+        if isinstance(value, list):
+            return [{"type": "stream", **w} if isinstance(w, dict) and "type" not in w
+                    else w for w in value]
+        return value
 
     def topology_path(self) -> Path:
         path = Path(self.topology)
@@ -121,12 +140,21 @@ class Scenario(_Strict):
 
     def scaled(self, factor: float) -> Scenario:
         """The same scenario with every workload's bytes times ``factor``."""
-        loads = [w.model_copy(update={"bytes": max(w.messages, int(w.bytes * factor))})
-                 for w in self.workloads]
-        return self.model_copy(update={"workloads": loads})
+        return self.model_copy(update={"workloads": [w.scaled(factor)
+                                                     for w in self.workloads]})
+
+    def solo_qps(self) -> list[str]:
+        """QPs the checks compare with their goodput alone (a ``solo:QP`` run each)."""
+        seen: dict[str, None] = {}
+        for check in self.checks:
+            if check.run.startswith("solo:"):
+                seen[check.run.removeprefix("solo:")] = None
+            elif check.metric == "goodput_ratio_to_solo" and check.qp:
+                seen[check.qp] = None
+        return list(seen)
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def _read(path: str | Path) -> dict[str, Any]:
     source = str(path)
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -139,19 +167,80 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(f"{source}: {where}not valid YAML: {problem}") from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: the file must be a YAML mapping (key: value)")
+    return data
+
+
+def _validate(data: dict[str, Any], source: str, prefix: str = "") -> Scenario:
     try:
         scenario = Scenario.model_validate({**data, "path": source})
     except ValidationError as err:
         lines = []
         for e in err.errors():
-            where = ".".join(str(p) for p in e["loc"]) or "(top)"
+            # a workload's type is the union's tag, not a place in the file
+            loc = [p for i, p in enumerate(e["loc"])
+                   if not (i == 2 and e["loc"][0] == "workloads" and p in WORKLOAD_TYPES)]
+            where = ".".join(str(p) for p in loc) or "(top)"
             message = e["msg"].removeprefix("Value error, ")
             if e["type"] == "extra_forbidden":
                 message = "unknown key"
-            lines.append(f"{source}: {where}: {message}")
+            elif e["type"] == "union_tag_invalid":
+                message = f"unknown workload type (known: {', '.join(WORKLOAD_TYPES)})"
+            lines.append(f"{source}: {prefix}{where}: {message}")
         raise ScenarioError("\n".join(lines)) from None
+    problems = []
     for i, failure in enumerate(scenario.failures):
         needs = "device" if failure.action == "reboot" else "link"
         if getattr(failure, needs) is None:
-            raise ScenarioError(f"{source}: failures[{i}]: {failure.action} needs a {needs}")
+            problems.append(f"{source}: {prefix}failures[{i}]: {failure.action} needs a "
+                            f"{needs}")
+    if problems:
+        raise ScenarioError("\n".join(problems))
     return scenario
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """The scenario of a file, as written (its sweeps not expanded)."""
+    return _validate(_read(path), str(path))
+
+
+def load_scenarios(path: str | Path) -> list[Scenario]:
+    """The scenario of a file, one per point of its sweeps (every combination of their
+    values), each named ``NAME[PARAM=VALUE,...]``; the file's own scenario when it
+    has no sweep."""
+    data = _read(path)
+    base = _validate(data, str(path))
+    if not base.sweep:
+        return [base]
+    out = []
+    for values in itertools.product(*(s.values for s in base.sweep)):
+        point = dict(zip((s.parameter for s in base.sweep), values, strict=True))
+        variant = {k: v for k, v in data.items() if k != "sweep"}
+        for parameter, value in point.items():
+            try:
+                variant = _set(variant, parameter.split("."), value)
+            except (KeyError, IndexError, TypeError):
+                raise ScenarioError(f"{path}: sweep: {parameter!r} is not a place in the "
+                                    "file (e.g. failures.0.rate)") from None
+        label = ",".join(f"{k}={v}" for k, v in point.items())
+        variant["name"] = f"{base.name}[{label}]"
+        out.append(_validate({**variant, "point": point}, str(path), f"[{label}] "))
+    return out
+
+
+def _set(data: Any, keys: list[str], value: Any) -> Any:
+    """A copy of ``data`` with the value at ``keys`` (mapping keys, list indexes)
+    replaced; a missing mapping key is added (a list index must exist)."""
+    key, rest = keys[0], keys[1:]
+    if isinstance(data, list):
+        index = int(key)
+        copy = list(data)
+        copy[index] = _set(copy[index], rest, value) if rest else value
+        return copy
+    if not isinstance(data, dict) or key.isdigit():
+        raise TypeError(key)
+    copy = dict(data)
+    if rest:
+        copy[key] = _set(copy.get(key, {}), rest, value)
+    else:
+        copy[key] = value
+    return copy

@@ -89,7 +89,7 @@ def bench_scaling(quick: bool) -> None:
             path.write_text(text)
             # gap_threshold as in the congested scenarios: queueing reorders sprayed
             # packets, and false loss reports would make this a congestion experiment
-            scenario = Scenario(name=f"clos{devices}", kind="spray", topology=str(path),
+            scenario = Scenario(name=f"clos{devices}", topology=str(path),
                                 workloads=[Workload(qp=q, bytes=per_nic) for q in qps],
                                 transport=TransportSpec(gap_threshold=48), baseline=False)
             run = min((run_scenario(scenario, "mrc") for _ in range(1 if quick else REPEAT)),

@@ -15,7 +15,8 @@ from typing import Any
 
 from controller.topology import Role
 from fabric.cli import resolve
-from fabric.outcomes import RETIRING, outcome, run_figures
+from fabric.figures import RETIRING, run_figures
+from fabric.outcomes import outcome
 from fabric.scenario import ScenarioError, load_scenario
 
 from .scenario_run import (
@@ -114,9 +115,9 @@ def procs_outcome(done: ProcsRun, wiring: str, target: str) -> dict[str, Any]:
     """The simulator's outcome of the run, with what the procs mode adds."""
     result = outcome(done.scenario, {"mrc": done.result}, done.plan)
     figures = run_figures(done.result, done.plan)
-    if done.scenario.kind == "link-failure":
+    if any(f.action == "down" for f in done.scenario.failures):
         result["figures"]["failed_path_retired_after_us"] = failed_path_retirement(done)
-    return {"scenario": done.scenario.name, "kind": done.scenario.kind, "wiring": wiring,
+    return {"scenario": done.scenario.name, "wiring": wiring,
             "target": target, "workdir": str(done.workdir), "seconds": round(done.seconds, 1),
             "ev_event_count": len(done.result.metrics.ev_events),
             "transfer_seconds": round(done.result.end_us / 1e6, 3),
@@ -150,7 +151,7 @@ def failed_path_retirement(done: ProcsRun) -> float | None:
 
 
 def print_outcome(report: dict[str, Any]) -> None:
-    print(f"scenario {report['scenario']} ({report['kind']}) on processes: "
+    print(f"scenario {report['scenario']} on processes: "
           f"{report['wiring']} wiring, {report['target']} target; transfer "
           f"{report['transfer_seconds']} s, {report['seconds']} s in all")
     for qp, paths in report["ev_packets"].items():
@@ -159,7 +160,7 @@ def print_outcome(report: dict[str, Any]) -> None:
                            for ev, count in paths.items())
         print(f"  {qp} packets per path: {shares}")
     figures = report["figures"]
-    if report["kind"] == "link-failure":
+    if "failed_link" in figures:
         retired = figures.get("ev_retired_after_us")
         print(f"  link {figures.get('failed_link')} down at "
               f"{figures.get('failure_at_us', 0) / 1e6:.3f} s: packets lost "

@@ -84,7 +84,7 @@ def scaled_for_procs(scenario: Scenario, factor: float) -> Scenario:
              for w in scenario.workloads]
     return scenario.model_copy(update={
         "transport": transport, "failures": failures, "workloads": loads,
-        "retire_bound_us": scenario.retire_bound_us * factor,
+        "checks": [check.time_scaled(factor) for check in scenario.checks],
         "bin_us": scenario.bin_us * factor, "max_time_us": scenario.max_time_us * factor})
 
 

@@ -46,13 +46,18 @@ def free_port_base(count: int) -> int:
     raise AssertionError("no free ports")
 
 
+# What each kind of test scenario checks (the simulator's scenario files' checks).
+CHECKS = {"spray": '[{metric: path_share_deviation, qp: qp-a, compare: "<=", bound: 0.1}]',
+          "link-failure": '[{metric: ev_retired_after_us, compare: "<=", bound: 100}]'}
+
+
 def scenario_file(folder: Path, kind: str, body: str) -> Path:
     """A scenario in the simulator's format on the small fabric, on free ports."""
     topology = folder / "small.yaml"
     topology.write_text(SMALL.read_text().replace(
         "port_base: 50000", f"port_base: {free_port_base(DEVICES)}"))
     path = folder / f"{kind}.yaml"
-    path.write_text(f"name: {kind}-test\nkind: {kind}\ntopology: {topology}\n{body}")
+    path.write_text(f"name: {kind}-test\ntopology: {topology}\nchecks: {CHECKS[kind]}\n{body}")
     return path
 
 
@@ -118,7 +123,7 @@ def test_spray_on_nn_from_the_command_line(workdir: Path) -> None:
 
 def test_bad_scenario_is_one_line(workdir: Path) -> None:
     path = workdir / "bad.yaml"
-    path.write_text("name: x\nkind: spray\ntopology: nowhere.yaml\nworkloads: []\n")
+    path.write_text("name: x\ntopology: nowhere.yaml\nworkloads: []\n")
     run = subprocess.run([sys.executable, "-m", "fabric.procs", "run", str(path)],
                          capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert run.returncode == 2

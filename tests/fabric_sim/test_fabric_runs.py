@@ -56,7 +56,7 @@ def test_unknown_scenario_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_scenario_file_exits_2_naming_file_and_place(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text(f"name: x\nkind: spray\ntopology: {TOPOLOGY}\n"
+    bad.write_text(f"name: x\ntopology: {TOPOLOGY}\n"
                    "workloads: [{qp: qp-a, bytes: lots}]\ncolour: red\n")
     code, err = run_cli(capsys, "run", str(bad), "--out", str(tmp_path / "out"))
     assert code == 2
@@ -70,7 +70,7 @@ def test_bad_scenario_file_exits_2_naming_file_and_place(
 def test_names_missing_from_the_topology_exit_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "names.yaml"
-    bad.write_text(f"name: x\nkind: link-failure\ntopology: {TOPOLOGY}\n"
+    bad.write_text(f"name: x\ntopology: {TOPOLOGY}\n"
                    "workloads: [{qp: qp-z, bytes: 4KiB}]\n"
                    "failures: [{at_us: 1, action: down, link: 'p9-t0-0:3'}]\n")
     code, err = run_cli(capsys, "run", str(bad), "--out", str(tmp_path / "out"))
