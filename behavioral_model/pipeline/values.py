@@ -8,7 +8,9 @@ classes with `__slots__` so field access is a plain attribute access; a header s
 
 from __future__ import annotations
 
+import itertools
 import keyword
+from collections.abc import Iterator
 from typing import Any
 
 from ..frontend.types import (
@@ -108,24 +110,24 @@ class ValueFactory:
         if is_header:
             slots.append("_valid")
         slots.extend(f"_w_{f}" for f in varbits)
-        ns: dict[str, Any] = {"_HeaderStack": HeaderStack}
+        ns: dict[str, Any] = {"_HeaderStack": HeaderStack, "_new": object.__new__}
         for _, ft in fields:
             inner = _strip(ft)
             if isinstance(inner, StructLike):
                 ns[self.class_name(inner)] = self.class_for(inner)
             if isinstance(inner, StackT) and isinstance(inner.elem, StructLike):
                 ns[self.class_name(inner.elem)] = self.class_for(inner.elem)
-        init = [f"        self.{f} = {self.default_expr(ft)}" for f, ft in fields]
-        if is_header:
-            init.append("        self._valid = False")
-        init.extend(f"        self._w_{f} = 0" for f in varbits)
-        copy_lines = []
+        # __init__ and _copy build nested headers and structs in place (object.__new__
+        # and slot stores), not through their classes: a program's headers struct holds
+        # tens of headers, and a Python call per header was most of its cost per packet.
+        temps = (f"v{i}" for i in itertools.count())
+        init = [f"        {line}" for line in self._fill_lines(t, "self", ns, temps)]
+        copy_lines = [f"        {line}"
+                      for line in self._copy_fields(t, "self", "n", ns, temps, slots)]
         set_lines = []
         for f in slots:
             ft = dict(fields).get(f)
             composite = ft is not None and isinstance(_strip(ft), StructLike | StackT)
-            copy_lines.append(f"        n.{f} = self.{f}._copy()" if composite
-                              else f"        n.{f} = self.{f}")
             set_lines.append(f"        self.{f}._set(o.{f})" if composite
                              else f"        self.{f} = o.{f}")
         src = [f"class {name}:", f"    __slots__ = {tuple(slots)!r}", "    def __init__(self):"]
@@ -152,6 +154,74 @@ class ValueFactory:
         cls = ns[name]
         cls.p4_type = t
         return cls
+
+
+    def _fill_lines(self, t: StructLike, var: str, ns: dict[str, Any],
+                    temps: Iterator[str]) -> list[str]:
+        """Statements giving every field of ``var`` (an instance of ``t``'s class) its
+        zero value, nested headers and structs built in place."""
+        lines = []
+        for f, ft in t.fields:
+            inner = _strip(ft)
+            if isinstance(inner, StructLike | StackT):
+                sub = next(temps)
+                lines += self._zero_lines(inner, sub, ns, temps)
+                lines.append(f"{var}.{py_name(f)} = {sub}")
+            else:
+                lines.append(f"{var}.{py_name(f)} = {self.default_expr(ft)}")
+        if isinstance(t, HeaderT):
+            lines.append(f"{var}._valid = False")
+        lines += [f"{var}._w_{py_name(f)} = 0" for f, ft in t.fields if isinstance(ft, VarbitT)]
+        return lines
+
+    def _zero_lines(self, t: StructLike | StackT, var: str, ns: dict[str, Any],
+                    temps: Iterator[str]) -> list[str]:
+        """Statements making ``var`` the zero value of a header, struct or stack."""
+        if isinstance(t, StackT):
+            elems = [next(temps) for _ in range(t.size)]
+            lines = []
+            for elem in elems:
+                lines += self._zero_lines(_strip(t.elem), elem, ns, temps)
+            return lines + [f"{var} = _HeaderStack([{', '.join(elems)}])"]
+        cls = self.class_name(t)
+        ns[cls] = self.class_for(t)
+        return [f"{var} = _new({cls})", *self._fill_lines(t, var, ns, temps)]
+
+    def _copy_fields(self, t: StructLike, src: str, dst: str, ns: dict[str, Any],
+                     temps: Iterator[str], slots: list[str] | None = None) -> list[str]:
+        """Statements copying every slot of ``src`` into ``dst`` (of ``t``'s class, whose
+        ``slots`` are given while it is being built), nested headers and structs copied
+        in place."""
+        lines = []
+        composite = {py_name(f): _strip(ft) for f, ft in t.fields
+                     if isinstance(_strip(ft), StructLike | StackT)}
+        for slot in slots if slots is not None else self.class_for(t).__slots__:
+            inner = composite.get(slot)
+            if inner is None:
+                lines.append(f"{dst}.{slot} = {src}.{slot}")
+                continue
+            old, new = next(temps), next(temps)
+            lines.append(f"{old} = {src}.{slot}")
+            lines += self._copy_lines(inner, old, new, ns, temps)
+            lines.append(f"{dst}.{slot} = {new}")
+        return lines
+
+    def _copy_lines(self, t: StructLike | StackT, src: str, dst: str, ns: dict[str, Any],
+                    temps: Iterator[str]) -> list[str]:
+        """Statements making ``dst`` a deep copy of ``src`` (a header, struct or stack)."""
+        if isinstance(t, StackT):
+            elems = []
+            lines = []
+            for i in range(t.size):
+                old, new = next(temps), next(temps)
+                lines.append(f"{old} = {src}.elems[{i}]")
+                lines += self._copy_lines(_strip(t.elem), old, new, ns, temps)
+                elems.append(new)
+            return lines + [f"{dst} = _HeaderStack([{', '.join(elems)}])",
+                            f"{dst}.next_index = {src}.next_index"]
+        cls = self.class_name(t)
+        ns[cls] = self.class_for(t)
+        return [f"{dst} = _new({cls})", *self._copy_fields(t, src, dst, ns, temps)]
 
 
 _strip = strip_newtype
