@@ -41,6 +41,9 @@
 #define NIC_PACKETS_AND_BYTES CounterType.packets_and_bytes
 #define NIC_COUNT_BYTES(ctr, index) ctr.count(index)
 #define NIC_RANDOM(dst, mask) random(dst, 8w0, mask)
+// v1model takes its port from egress_spec at the end of ingress: nothing to do when the
+// plane's port is chosen (the PNA top level needs this hook, see p4src/pna/mrc_nic.p4).
+#define NIC_PLANE_PORT_CHOSEN(port)
 
 #include "include/constants.p4"
 #include "include/headers.p4"

@@ -81,6 +81,15 @@ Random<bit<8>>(0, 255) nic_rotation_random;
 #define NIC_DROP_PACKET() drop_packet()
 #endif
 
+// PNA's send_to_port has a directionless parameter, and p4c requires its argument to be
+// known at compile time (an action parameter bound by a table entry counts; a header or
+// metadata field does not). So the fabric port is sent to inside plane_port's action,
+// where the port is that action's own parameter; the host port, DROP_PORT and the ports
+// a packet-out may name are constants at the end of NicIngress. PNA's later spelling
+// (`in PortId_t dest_port`, p4lang/pna after 0.7) lifts the rule; p4c 1.2.5 has the
+// directionless one. In PNA the last send_to_port of a pass wins.
+#define NIC_PLANE_PORT_CHOSEN(port) send_to_port((PortId_t)port)
+
 #include "../include/constants.p4"
 #include "../include/headers.p4"
 #include "../include/parser.p4"
@@ -171,7 +180,26 @@ control NicIngress(inout headers_t hdr,
                 bit<32> frame_len;
                 reply.apply(hdr, meta, frame_len);
             }
-            send_to_port((PortId_t)(PortIdUint_t)port);
+            if (port == NIC_HOST_PORT) {
+                send_to_port((PortId_t)(PortIdUint_t)NIC_HOST_PORT);
+            } else if (!(meta.path_hit && port == meta.plane_port)) {
+                // A packet-out naming its port (section 1 of docs/mrc-nic.md): a
+                // name must be a constant here, so the ports a NIC's planes use in
+                // every topology the controller plans (1..NIC_MAX_PLANES) are
+                // spelt out; a packet-out to any other port is dropped.
+                switch (port) {
+                    1: { send_to_port((PortId_t)1); }
+                    2: { send_to_port((PortId_t)2); }
+                    3: { send_to_port((PortId_t)3); }
+                    4: { send_to_port((PortId_t)4); }
+                    5: { send_to_port((PortId_t)5); }
+                    6: { send_to_port((PortId_t)6); }
+                    7: { send_to_port((PortId_t)7); }
+                    8: { send_to_port((PortId_t)8); }
+                    default: { NIC_DROP_PACKET(); }
+                }
+            }
+            // Otherwise plane_port's action has sent the packet to the plane's port.
         }
         ostd.class_of_service = (ClassOfService_t)(ClassOfServiceUint_t)meta.out_priority;
     }

@@ -113,10 +113,14 @@ control NicEvLookup(inout nic_metadata_t meta) {
 // EV's T1 they make the uSID carrier block:srcT0:T1:dstT0:down.
 control NicPathLookup(inout nic_metadata_t meta) {
 
-    action set_plane_port(bit<9> port, bit<48> nic_mac, bit<48> next_hop_mac,
+    // The port is 32 bits, PNA's PortId_t width, on every architecture (one P4Info):
+    // the PNA top level passes it to send_to_port through a single cast, and p4c
+    // accepts a directionless argument only so (see p4src/pna/mrc_nic.p4).
+    action set_plane_port(bit<32> port, bit<48> nic_mac, bit<48> next_hop_mac,
                           bit<32> usid_block, bit<16> src_t0_usid) {
         meta.path_hit = true;
-        meta.plane_port = port;
+        meta.plane_port = (bit<9>)port;
+        NIC_PLANE_PORT_CHOSEN(port);
         meta.nic_mac = nic_mac;
         meta.next_hop_mac = next_hop_mac;
         meta.usid_block = usid_block;
@@ -162,9 +166,12 @@ control NicPathLookup(inout nic_metadata_t meta) {
             qp_plane.apply();
             meta.path_hit = meta.path_hit && qp_path_hit;
             // RFC 9800 F3216: 32-bit block, then 16-bit uSIDs in path order; the
-            // two unused slots stay zero (end of carrier).
-            meta.carrier = meta.usid_block ++ meta.src_t0_usid ++ meta.ev[31:16]
-                           ++ meta.dst_t0_usid ++ meta.down_usid ++ 32w0;
+            // two unused slots stay zero (end of carrier). Built as two 64-bit
+            // halves: p4c-dpdk refuses a concatenation wider than 64 bits unless
+            // it is the final 128-bit one ("Unsupported bitwidth 80").
+            bit<64> carrier_high = meta.usid_block ++ meta.src_t0_usid ++ meta.ev[31:16];
+            bit<64> carrier_low = meta.dst_t0_usid ++ meta.down_usid ++ 32w0;
+            meta.carrier = carrier_high ++ carrier_low;
             if (!meta.path_hit) {
                 meta.drop_reason = NIC_DROP_NO_PATH;
             }
