@@ -25,6 +25,8 @@ from test_controller_react import Recorder, ev_event
 from controller.events import EventLog
 from controller.metrics import (
     ALL_METRICS,
+    CONTROLLER_METRICS,
+    FABRIC_METRICS,
     ControllerCollector,
     DeviceProcess,
     FabricCollector,
@@ -45,11 +47,13 @@ SCRAPE_TIMEOUT_S = 60.0  # a scrape reads every device; generous on a loaded mac
 
 
 def scrape(url: str) -> dict[str, list[Sample]]:
-    """``/metrics`` at ``url``, parsed by prometheus-client: samples by sample name."""
+    """``/metrics`` at ``url``, parsed by prometheus-client: samples by sample name,
+    with every metric exported (``_total`` on counters) a key, if without samples."""
     with urllib.request.urlopen(url, timeout=SCRAPE_TIMEOUT_S) as reply:
         text = reply.read().decode()
     samples: dict[str, list[Sample]] = {}
     for family in text_string_to_metric_families(text):
+        samples.setdefault(family.name + ("_total" if family.type == COUNTER else ""), [])
         for sample in family.samples:
             samples.setdefault(sample.name, []).append(sample)
     return samples
@@ -112,6 +116,7 @@ def test_the_fabric_collector_reads_its_snapshot_at_each_scrape() -> None:
     collector = FabricCollector(lambda: snapshot, lambda: devices)
     with MetricsServer(free_tcp_port(), [collector]) as server:
         first = scrape(server.url)
+        assert set(first) == {m.name for m in FABRIC_METRICS}
         assert value(first, "mrc_fabric_device_up") == 2
         assert value(first, "mrc_fabric_link_up", link="t0:1-nic0:1") == 1
         assert value(first, "mrc_fabric_link_frames_total", source="nic0:1") == 0
@@ -146,7 +151,8 @@ def test_the_controller_collector_follows_the_reactor(small: FabricPlan) -> None
         assert value(before, "mrc_qp_ev_ids", qp="qp-a", nic="nic0", kind="slot") == \
             qp.evs_per_plane * small.fabric.planes
         assert value(before, "mrc_qp_ev_ids", kind="topped_up") == 0
-        assert "mrc_qp_ev_events_total" not in before
+        assert set(before) == {m.name for m in CONTROLLER_METRICS}
+        assert before["mrc_qp_ev_events_total"] == []
         retired = 0x0001_0002  # plane 0
         reactor.handle_digest("nic0", ev_event(end.qpn, end.qp_index, 2, retired,
                                                0x0002_0100, c.EV_EVENT_HOST_LOSS))
