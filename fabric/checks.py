@@ -28,8 +28,9 @@ __all__ = ["METRICS", "Measured", "evaluate", "validate_checks"]
 @dataclass
 class Measured:
     value: float | None
-    text: str  # the value in words, for the summary
+    text: str  # the value in words, for the check's line
     figures: dict[str, Any] = field(default_factory=dict)
+    short: str = ""  # for the summary table (default: text)
 
 
 @dataclass(frozen=True)
@@ -109,16 +110,17 @@ def _ratio_to_solo(ctx: Context, check: Check, run: RunResult) -> Measured:
     solo_run = ctx.runs.get(f"solo:{qp}")
     solo = qp_figures(solo_run, qp).get("goodput_gbps", 0.0) if solo_run else None
     ratio = round(together / solo, 3) if solo else None
-    return Measured(ratio, f"{qp} {fmt(ratio, 'x')} of solo ({together:.2f} Gb/s with "
-                           f"the others, {solo or 0:.2f} Gb/s alone)",
+    return Measured(ratio, f"{together:.2f} Gb/s with the others, {solo or 0:.2f} Gb/s "
+                           "alone",
                     {"goodput_gbps": together, "solo_goodput_gbps": solo,
-                     "ratio_to_solo": ratio})
+                     "ratio_to_solo": ratio}, f"{qp} {fmt(ratio, 'x')} of solo")
 
 
-def _counter(key: str, words: str) -> Callable[[Context, Check, RunResult], Measured]:
+def _counter(key: str, words: str,
+             short: str) -> Callable[[Context, Check, RunResult], Measured]:
     def measure(ctx: Context, check: Check, run: RunResult) -> Measured:
         value = _run_counts(run)[key]
-        return Measured(float(value), f"{value} {words}", {key: value})
+        return Measured(float(value), f"{value} {words}", {key: value}, f"{value} {short}")
     return measure
 
 
@@ -201,15 +203,18 @@ METRICS: dict[str, Metric] = {
                          _collective("algbw_gbps"), needs_workload=True),
     "workload_time_us": Metric("{workload}: completion time", "us", _collective("time_us"),
                                needs_workload=True),
-    **{key: Metric(title, "", _counter(key, words)) for key, title, words in (
-        ("ce_marks", "ECN marks seen", "CE-marked packets reached NICs"),
-        ("trimmed_last_hop", "trimming at the last hop", "packets trimmed toward the receiver"),
-        ("trimmed_in_fabric", "trimming in the fabric", "packets trimmed in the fabric"),
+    **{key: Metric(title, "", _counter(key, words, short))
+       for key, title, words, short in (
+        ("ce_marks", "ECN marks seen", "CE-marked packets reached NICs", "CE marks"),
+        ("trimmed_last_hop", "trimming at the last hop",
+         "packets trimmed toward the receiver", "last-hop trims"),
+        ("trimmed_in_fabric", "trimming in the fabric", "packets trimmed in the fabric",
+         "trims in the fabric"),
         ("retransmits_after_nack", "NACK-driven retransmits",
-         "packets retransmitted on NACK TRIMMED(_LASTHOP)"),
-        ("retransmits", "retransmits", "packets retransmitted"),
-        ("ev_retirements", "EV retirements", "EVs retired"),
-        ("packets_lost", "packets lost", "packets lost on cables"))},
+         "packets retransmitted on NACK TRIMMED(_LASTHOP)", "NACK retransmits"),
+        ("retransmits", "retransmits", "packets retransmitted", "retransmits"),
+        ("ev_retirements", "EV retirements", "EVs retired", "EVs retired"),
+        ("packets_lost", "packets lost", "packets lost on cables", "packets lost"))},
 }
 
 
@@ -257,7 +262,7 @@ def evaluate(scenario: Scenario, runs: dict[str, RunResult],
                      "workload": check.workload, "run": check.run,
                      "value": measured.value, "compare": check.compare,
                      "bound": check.bound, "detail": measured.text + bound,
-                     "summary": measured.text})
+                     "summary": measured.short or measured.text})
         if check.metric == "intact":
             continue
         key = check.qp or check.workload

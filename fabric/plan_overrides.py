@@ -10,12 +10,18 @@ any plan, over P4Runtime, so no device is configured behind its back.
   hashed flow does until routing moves it.
 * ``pin``: slot ``s`` (plane ``s % planes``, ``s // planes``-th of its plane) takes the
   T1 of the given index among the T1s cabled to both ends' T0s on that plane.
+* ``no_trimming``: the switches get no ``trim_config`` entry, so no packet is trim
+  eligible and a full queue drops its tail (the RoCE baseline: RoCE has no trimming).
+* ``ecmp_pins``: every QP's slot 0 on the T1 a hash of its name and QPNs picks, as ECMP
+  hashes a flow's 5-tuple (the QPN is in it through the UDP source port RoCE NICs
+  derive from it): several QPs hash to the same T1 as often as chance has it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from hashlib import blake2s
 
 from controller.plan import Entity, FabricPlan, TableEntry
 from controller.plan import p4names as n
@@ -30,10 +36,14 @@ class OverriddenPlan(FabricPlan):
     single_path: frozenset[str] = frozenset()
     # (QP, T1 index of each slot), a tuple so that the plan stays hashable
     pins: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    no_trimming: bool = False
 
     def device_entities(self, name: str, topped_up: TopUps | None = None) -> list[Entity]:
         """The device's planned entities with the overrides applied."""
         entities = super().device_entities(name, topped_up)
+        if self.no_trimming:
+            entities = [e for e in entities
+                        if not (isinstance(e, TableEntry) and e.table == n.TRIM_CONFIG)]
         sides = self.qp_sides.get(name, ())
         for qp, side in sides:
             index = qp.ends[side].qp_index
@@ -64,10 +74,22 @@ class OverriddenPlan(FabricPlan):
 
 
 def override(plan: FabricPlan, single_path: Sequence[str] = (),
-             pins: Mapping[str, Sequence[int]] | None = None) -> OverriddenPlan:
+             pins: Mapping[str, Sequence[int]] | None = None,
+             no_trimming: bool = False) -> OverriddenPlan:
     return OverriddenPlan(fabric=plan.fabric, usids=plan.usids, qp_sides=plan.qp_sides,
                           single_path=frozenset(single_path),
-                          pins=tuple((qp, tuple(t1s)) for qp, t1s in (pins or {}).items()))
+                          pins=tuple((qp, tuple(t1s)) for qp, t1s in (pins or {}).items()),
+                          no_trimming=no_trimming)
+
+
+def ecmp_pins(plan: FabricPlan, seed: int) -> dict[str, list[int]]:
+    """Slot 0 of every QP on a T1 picked by a hash of the QP (``seed`` varies the hash
+    as switches' hash seeds do); ``_pinned`` takes it modulo the T1s in reach."""
+    pins = {}
+    for qp in plan.fabric.qps:
+        key = f"{seed}:{qp.name}:{qp.ends[0].qpn}:{qp.ends[1].qpn}".encode()
+        pins[qp.name] = [int.from_bytes(blake2s(key, digest_size=4).digest(), "big")]
+    return pins
 
 
 def _key(entry: TableEntry, field: str) -> int:

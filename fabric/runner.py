@@ -2,9 +2,11 @@
 P4Runtime, post the workloads, inject the failures, run virtual time until every
 write has completed, and collect what was measured.
 
-Modes: ``mrc`` (the plan as it is, plus the scenario's pins) and ``baseline`` (every
-QP reduced to one fixed path, ``plan_overrides``). ``only`` restricts a run to some
-QPs' workloads (a victim's solo run).
+Modes: ``mrc`` (the plan as it is, plus the scenario's pins) and ``baseline``, the
+scenario's baseline: ``single-path`` (every QP reduced to one fixed path,
+``plan_overrides``) or ``roce`` (one path per QP picked by a hash, switches without
+trimming, hosts sending with go-back-N, ``host.roce``, on plane 0 at the rate of all
+planes together). ``only`` restricts a run to some QPs' workloads (a victim's solo run).
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from controller.react import ProbeSchedule
 from controller.topology import TopologyError, load_topology, parse_topology
 from host import TransportConfig
 from host.completions import WriteHandle
+from host.roce import RoceEndpoint
 
 from .control import FabricController, ProgrammingError, topology_for_simulation
 from .metrics import Metrics
-from .plan_overrides import override
+from .plan_overrides import ecmp_pins, override
 from .scenario import Scenario, ScenarioError
 from .sim.events import call_later
+from .sim.host import EnvClock
 from .sim.network import Network, NetworkConfig, program_path
 from .workload import WriteRecord, open_qps, post_writes, region
 from .workloads.flows import Expansion, Flow, expand
@@ -39,7 +43,7 @@ from .workloads.schedule import FlowSchedule
 
 Progress = Callable[[float], None]  # fraction of the run's bytes delivered
 
-MODES = ("mrc", "baseline")
+MODES = ("mrc", "baseline", "single-path", "roce")
 
 
 @dataclass
@@ -137,9 +141,13 @@ def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
     with tempfile.TemporaryDirectory(prefix="mrc-sim-") as sockets:
         plan = load_plan(scenario, Path(sockets))
         check_names(scenario, plan)
-        single = [qp.name for qp in plan.fabric.qps] if mode == "baseline" else []
-        return _build_and_run(scenario, mode, only, override(plan, single, scenario.pin),
-                              progress)
+        kind = scenario.baseline if mode == "baseline" else mode
+        single = [qp.name for qp in plan.fabric.qps] if kind in ("single-path", "roce") else []
+        pins = {**ecmp_pins(plan, scenario.seed), **scenario.pin} if kind == "roce" \
+            else scenario.pin
+        return _build_and_run(scenario, mode, only,
+                              override(plan, single, pins, no_trimming=kind == "roce"),
+                              progress, roce=kind == "roce")
 
 
 # The controller's probes in virtual time [ours]: its wall-clock schedule (50 ms, then
@@ -156,13 +164,21 @@ def probe_schedule(scenario: Scenario, env: simpy.Environment) -> ProbeSchedule:
 
 
 def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
-                   plan: FabricPlan, progress: Progress | None) -> RunResult:
+                   plan: FabricPlan, progress: Progress | None, roce: bool) -> RunResult:
     spec = scenario.network
-    config = NetworkConfig(link_rate_bps=spec.link_rate_gbps * 1e9,
+    # RoCE: one plane at the NIC's aggregate rate (the paper's RoCE testbed: one
+    # 400G plane against MRC's 4 x 100G); only plane 0 carries its traffic.
+    rate = spec.link_rate_gbps * (plan.fabric.planes if roce else 1)
+    config = NetworkConfig(link_rate_bps=rate * 1e9,
                            link_delay_us=spec.link_delay_us,
                            host_delay_us=spec.host_delay_us,
                            queue_depth=spec.queue_depth, seed=scenario.seed)
     network = Network(plan, config, transport_config(scenario))
+    if roce:
+        for host in network.hosts.values():
+            host.endpoint = RoceEndpoint(host.port, host.endpoint.local,
+                                         clock=EnvClock(network.env),
+                                         config=host.endpoint.config)
     metrics = Metrics(plan, scenario.bin_us)
     controller = FabricController(plan, probes=probe_schedule(scenario, network.env))
     try:

@@ -1,0 +1,26 @@
+"""A host whose QPs send with go-back-N (``GoBackNSender``): ``host.Endpoint`` with
+another sender; receiving, memory regions and completions are the endpoint's own."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from ..codec import Route
+from ..endpoint import Endpoint, ipv6_bytes
+from .sender import GoBackNSender
+
+__all__ = ["RoceEndpoint"]
+
+
+class RoceEndpoint(Endpoint):
+    def open_qp(self, qpn: int, peer: str | bytes | ipaddress.IPv6Address | None = None, *,
+                remote_qpn: int | None = None) -> None:
+        """Open local QP ``qpn``; with ``peer`` it writes with go-back-N."""
+        super().open_qp(qpn, None, remote_qpn=remote_qpn)
+        if peer is None:
+            return
+        qp = self._qps[qpn]
+        qp.peer = ipv6_bytes(peer)
+        route = Route(self._nic_mac, self._host_mac, self.local, qp.peer)
+        qp.sender = GoBackNSender(qpn, route, self.config, self.clock,  # type: ignore[assignment]
+                                  self.port.send, qp.stats)
