@@ -80,7 +80,7 @@ def _share(ctx: Context, check: Check, run: RunResult) -> Measured:
 
 
 def _first_down(run: RunResult) -> dict[str, Any] | None:
-    return next((f for f in run.failures if f["action"] == "down"), None)
+    return next((f for f in run.failures if f["action"] in ("down", "switch-down")), None)
 
 
 def _retired_after(ctx: Context, check: Check, run: RunResult) -> Measured:

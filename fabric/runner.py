@@ -31,6 +31,7 @@ from host.completions import WriteHandle
 from host.roce import RoceEndpoint
 
 from .control import FabricController, ProgrammingError, topology_for_simulation
+from .failures import schedule_failures
 from .metrics import Metrics
 from .plan_overrides import ecmp_pins, override
 from .scenario import Scenario, ScenarioError
@@ -116,16 +117,32 @@ def check_names(scenario: Scenario, plan: FabricPlan) -> None:
         if check.qp is not None and check.qp not in names:
             problems.append(f"checks[{i}].qp: no QP named {check.qp!r} in the topology")
     devices = set(plan.device_names())
+    cabled = {(name, port) for cable in _cable_ends(plan) for name, port in cable}
     for i, failure in enumerate(scenario.failures):
-        if failure.link is not None:
-            device, _, port = failure.link.rpartition(":")
-            if device not in devices or not port.isdigit():
-                problems.append(f"failures[{i}].link: {failure.link!r} is not DEVICE:PORT "
-                                "of the topology")
+        for end in failure.cables():
+            device, _, port = end.rpartition(":")
+            if not port.isdigit() or (device, int(port)) not in cabled:
+                problems.append(f"failures[{i}].link: {end!r} is not DEVICE:PORT of a "
+                                "cable of the topology")
         if failure.device is not None and failure.device not in devices:
             problems.append(f"failures[{i}].device: no device named {failure.device!r}")
+        for nic in failure.nics or ():
+            if nic not in nics:
+                problems.append(f"failures[{i}].nics: no NIC named {nic!r}")
     if problems:
         raise ScenarioError("\n".join(f"{scenario.path}: {p}" for p in problems))
+
+
+def _cable_ends(plan: FabricPlan) -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """Both ends of every cable of the fabric (switch to switch, NIC to T0)."""
+    fabric = plan.fabric
+    ends = [((s.name, link.port), (link.peer, link.peer_port))
+            for s in fabric.switches() for link in fabric.switch_links(s.name)]
+    for nic in fabric.nics():
+        for plane in range(fabric.planes):
+            link = fabric.nic_link(nic.name, plane)
+            ends.append(((nic.name, nic.ports[plane]), (link.peer, link.peer_port)))
+    return ends
 
 
 def transport_config(scenario: Scenario) -> TransportConfig:
@@ -242,7 +259,7 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
     schedule = FlowSchedule(flows, post, lambda: env.now)
     for i in schedule.ready():
         call_later(env, flows[i].start_us, schedule.start, i)
-    failures = _schedule_failures(scenario, network, controller)
+    failures = schedule_failures(scenario, network, controller)
     # Every tick the controller sends the probes due by virtual time; packet-outs reach
     # a device from a gRPC thread, so the tick waits for them, then they enter their
     # devices' CPU ports.
@@ -318,44 +335,6 @@ def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str,
         src = qp.ends[1] if load.reverse else qp.ends[0]
         out[load.qp] = hosts[src.nic].endpoint.qp_stats(src.qpn).as_dict()
     return out
-
-
-def _schedule_failures(scenario: Scenario, network: Network,
-                       controller: FabricController) -> list[dict[str, Any]]:
-    env = network.env
-    log: list[dict[str, Any]] = []
-
-    def apply(index: int) -> None:
-        failure = scenario.failures[index]
-        log.append({"at_us": env.now, "action": failure.action,
-                    "target": failure.link or failure.device})
-        if failure.action == "reboot":
-            assert failure.device is not None
-            device = network.devices[failure.device]
-            cables = network.cables_of(failure.device)
-            device.target.reboot()
-            for cable in cables:
-                cable.up = False
-            call_later(env, failure.down_us, rebooted, failure.device, cables)
-            return
-        assert failure.link is not None
-        cable = network.cable(failure.link)
-        if failure.action == "loss":
-            cable.loss = failure.rate
-        else:
-            cable.up = failure.action == "up"
-
-    def rebooted(device: str, cables: list) -> None:
-        # The controller finds the device back and programs it again; virtual time
-        # stands still while it does (a blocking call from the simulation thread).
-        controller.program_device(device)
-        for cable in cables:
-            cable.up = True
-        log.append({"at_us": env.now, "action": "reprogrammed", "target": device})
-
-    for i, failure in enumerate(scenario.failures):
-        call_later(env, failure.at_us, apply, i)
-    return log
 
 
 def _tick(env: simpy.Environment, every_us: float, fn: Callable[[], None]) -> None:

@@ -63,12 +63,44 @@ class TransportSpec(_Strict):
 
 
 class Failure(_Strict):
+    """A fault at ``at_us`` (docs/experiments.md, "Failures"):
+
+    * ``down`` / ``up``: the cable at ``link`` (device:port, either end; a NIC's port
+      too), or each of ``links``, ``every_us`` apart (0: together);
+    * ``flap``: those cables down for ``down_us``, then up, ``times`` times, every
+      ``period_us``;
+    * ``loss``: ``rate`` of the frames on the cable(s) dropped (both ways);
+    * ``nic-loss``: ``rate`` of the frames arriving at ``nics`` (default: every NIC)
+      dropped, on every plane (the paper's inline dropper at NIC ingress);
+    * ``switch-down`` / ``switch-up``: every cable of ``device`` down / up again;
+    * ``reboot``: ``device`` loses its pipeline and is programmed again ``down_us``
+      later by the controller.
+    """
+
     at_us: float = Field(ge=0)
-    action: Literal["down", "up", "loss", "reboot"]
-    link: str | None = None  # device:port, either end of the cable
-    device: str | None = None  # for reboot
-    rate: float = Field(0.0, ge=0, le=1)  # for loss
-    down_us: float = Field(100.0, ge=0)  # reboot: time until it is programmed again
+    action: Literal["down", "up", "flap", "loss", "nic-loss", "switch-down", "switch-up",
+                    "reboot"]
+    link: str | None = None
+    links: list[str] = []
+    every_us: float = Field(0.0, ge=0)
+    device: str | None = None
+    nics: list[str] | None = None
+    rate: float = Field(0.0, ge=0, le=1)
+    down_us: float = Field(100.0, ge=0)
+    times: int = Field(1, ge=1, le=1000)
+    period_us: float = Field(200.0, gt=0)
+
+    def cables(self) -> list[str]:
+        """The cable ends it acts on (``link`` and ``links``)."""
+        return ([self.link] if self.link is not None else []) + self.links
+
+    def needs(self) -> str | None:
+        """What the action lacks, if anything."""
+        if self.action in ("reboot", "switch-down", "switch-up"):
+            return None if self.device is not None else "a device"
+        if self.action == "nic-loss":
+            return None
+        return None if self.cables() else "a link (or links)"
 
 
 class Check(_Strict):
@@ -189,10 +221,10 @@ def _validate(data: dict[str, Any], source: str, prefix: str = "") -> Scenario:
         raise ScenarioError("\n".join(lines)) from None
     problems = []
     for i, failure in enumerate(scenario.failures):
-        needs = "device" if failure.action == "reboot" else "link"
-        if getattr(failure, needs) is None:
-            problems.append(f"{source}: {prefix}failures[{i}]: {failure.action} needs a "
-                            f"{needs}")
+        lacks = failure.needs()
+        if lacks is not None:
+            problems.append(f"{source}: {prefix}failures[{i}]: {failure.action} needs "
+                            f"{lacks}")
     if problems:
         raise ScenarioError("\n".join(problems))
     return scenario
