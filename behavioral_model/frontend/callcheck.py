@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast
+from .constness import directionless_params, is_compile_time_known
 from .errors import P4TypeError
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -58,6 +59,10 @@ class CallChecker:
     def __init__(self, exprs: Any) -> None:
         self.exprs = exprs
         self.resolver = exprs.resolver
+        # Actions called directly, and directionless parameters read by an argument that
+        # must be known (with where and what for the error): see check_deferred_known.
+        self.direct_actions: dict[int, str] = {}  # id of a parameter: its action
+        self.needs_known: list[tuple[ast.Parameter, ast.Expression, str]] = []
 
     def callable_type(self, decl: Any) -> Type:
         if isinstance(decl, ast.ActionDecl):
@@ -79,6 +84,7 @@ class CallChecker:
             if isinstance(first, ast.ActionDecl):
                 func.type = ActionT(first.name, first)
                 self._bind_args(call, first.params, scope, {}, first.name, kind="action")
+                self.direct_actions.update((id(p), first.name) for p in first.params)
                 call.target.decl = first
                 return VoidT()
             if isinstance(first, ast.FunctionDecl | ast.ExternFunctionDecl):
@@ -260,6 +266,15 @@ class CallChecker:
                 continue
             pt = self._param_type(p.type_ref, bindings, scope, type_params or set())
             self._check_arg(a, pt, p, scope, bindings, name)
+            if not p.direction and kind != "action":
+                # p4c (TypeUnification::unifyCall): a directionless parameter of anything
+                # but an action takes a value fixed at compile time; an action's own
+                # directionless parameters count as such (PNA's send_to_port(port)).
+                message = (f"argument used for directionless parameter '{p.name}' of "
+                           f"{name} must be a compile-time constant")
+                if not is_compile_time_known(a):
+                    raise P4TypeError(message, a.loc)
+                self.needs_known += [(q, a, message) for q in directionless_params(a)]
         call.target = CallTarget(kind, name, params=list(params), args=aligned,
                                  bindings=bindings)
 
@@ -350,6 +365,17 @@ class CallChecker:
                     not isinstance(pp.type_ref.resolved, TypeVar):
                 raise P4TypeError(f"{what}: parameter '{ip.name}' of {impl.name} has type {it},"
                                   f" expected {pp.type_ref.resolved}", ip.loc)
+
+    def check_deferred_known(self) -> None:
+        """After the whole program: an action called directly takes its directionless
+        parameters like `in` ones (p4c), so none of them may feed an argument that must
+        be known, e.g. `action fwd(PortId_t p) { send_to_port(p); }` with `fwd(1);`."""
+        for param, arg, message in self.needs_known:
+            action = self.direct_actions.get(id(param))
+            if action is not None:
+                raise P4TypeError(f"{message}: action {action} is called directly, which "
+                                  f"makes its parameter '{param.name}' a run-time value",
+                                  arg.loc)
 
     # -- constructors ---------------------------------------------------------------
     def check_constructor(self, expr: ast.ConstructorCallExpr, scope: Scope) -> Type:

@@ -14,6 +14,7 @@ from typing import Any
 from . import ast
 from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
+from .constness import is_compile_time_known
 from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker, MatchKindMember
 from .initializers import check_initializer
@@ -86,6 +87,7 @@ class Checker:
     def run(self) -> CheckedProgram:
         for decl in self.result.program.decls:
             self.declare_top(decl)
+        self.calls.check_deferred_known()
         self._check_main()
         return self.result
 
@@ -434,6 +436,15 @@ class Checker:
             self.exprs.check(a.value, scope, p.type_ref.resolved)
             if p.direction in ("out", "inout"):
                 self.exprs.check_lvalue(a.value, f"pass as {p.direction} argument")
+            elif p.direction:
+                continue
+            elif not require_all:
+                # p4c: in the actions list, action data is left to the control plane.
+                raise P4TypeError(f"parameter '{p.name}' of {decl.name} cannot be bound: it "
+                                  "is set by the control plane", a.value.loc)
+            elif not is_compile_time_known(a.value):
+                raise P4TypeError("action argument must be a compile-time constant",
+                                  a.value.loc)
         return decl
 
     # -- statements -----------------------------------------------------------------
