@@ -60,6 +60,9 @@ elif [ -x "$ROOT/.venv/bin/python" ]; then
 else
     PYTHON=python3
 fi
+# The real toolchain wherever it is installed (PATH, $P4TOOLS, /opt/p4tools/bin), with
+# the include path a relocated p4c needs and the tna.p4 it ships: toolchain/.
+eval "$("$PYTHON" -m toolchain env 2>/dev/null)" || true
 
 failed=0
 

@@ -4,6 +4,10 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The real toolchain wherever it is installed (PATH, $P4TOOLS, /opt/p4tools/bin), with
+# the include path a relocated p4c needs: `python -m toolchain env` (toolchain/).
+_tc_py="$ROOT/.venv/bin/python"; [[ -x "$_tc_py" ]] || _tc_py=python3
+eval "$(cd "$ROOT" && "$_tc_py" -m toolchain env 2>/dev/null)" || true
 
 usage() {
     cat <<'EOF'

@@ -45,6 +45,7 @@ def _run(tmp_path: Path, fakes: dict[str, str], *args: str,
     env = {k: v for k, v in os.environ.items() if k not in ("TNA_P4INCLUDE", "SDE_INSTALL")}
     env.update(extra_env or {})
     env["PATH"] = str(_bin_dir(tmp_path, fakes))
+    env["P4TOOLS"] = "none"  # only the fakes, not a toolchain installed on this machine
     env["PYTHON"] = sys.executable
     return subprocess.run(["/bin/bash", str(SCRIPT), "--out", str(tmp_path / "build"), *args],
                           env=env, capture_output=True, text=True, check=False)

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["P4TOOLS"] = "none"  # PATH alone: the stand-ins, or no BMv2 at all
     return env
 
 

@@ -3,6 +3,7 @@ smallest fabric they bring up, and the ``python -m fabric.procs`` command line."
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,5 +32,7 @@ links:
 
 
 def fabric_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    # PATH alone (P4TOOLS=none): BMv2 only where the test's own PATH has it.
+    env = {**os.environ, "P4TOOLS": "none"}
     return subprocess.run([sys.executable, "-m", "fabric.procs", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
