@@ -92,17 +92,20 @@ class FieldLayout:
     hex: bool
 
 
-def _bits(field: Field) -> int:
+def field_bits(field: Field) -> int:
+    """Width of a scapy field in bits."""
     if isinstance(field, BitField):
         return field.size
     return int(field.sz * 8)
 
 
-def _is_signed(field: Field) -> bool:
+def field_signed(field: Field) -> bool:
+    """Whether a scapy field holds a signed integer (struct format in lower case)."""
     return not isinstance(field, BitField) and field.fmt[-1].islower()
 
 
-def _is_hex(field: Field) -> bool:
+def field_hex(field: Field) -> bool:
+    """Whether scapy shows the field in hex (the X*Field classes)."""
     return str(field.i2repr(None, 10)).startswith("0x")
 
 
@@ -115,21 +118,21 @@ def layer_layout(layer: type[Packet]) -> list[FieldLayout]:
     i = 0
     while i < len(fields):
         run = [fields[i]]
-        run_bits = _bits(fields[i])
+        run_bits = field_bits(fields[i])
         while run_bits % 8:
             i += 1
             run.append(fields[i])
-            run_bits += _bits(fields[i])
+            run_bits += field_bits(fields[i])
         i += 1
         if run_bits // 8 not in (1, 2, 3, 4, 8):
             raise ValueError(f"{layer.__name__}: {[f.name for f in run]} span "
                              f"{run_bits} bits, not a Wireshark integer width")
         used = 0
         for field in run:
-            bits = _bits(field)
+            bits = field_bits(field)
             mask = 0 if bits == run_bits else ((1 << bits) - 1) << (run_bits - used - bits)
             layouts.append(FieldLayout(field.name, offset_bits // 8, run_bits // 8, mask,
-                                       _is_signed(field), _is_hex(field)))
+                                       field_signed(field), field_hex(field)))
             used += bits
         offset_bits += run_bits
     return layouts

@@ -142,6 +142,7 @@ MRC.values = {
     [0x0b] = "PSN_OUT_OF_WINDOW",
     [0x19] = "UNEXPECTED_EVENT",
     [0xf0] = "HOST_LOSS_REPORT",
+    [0xf1] = "PORT_STATUS",
   },
   sack_mark = {
     [0x00] = "NONE",
@@ -208,9 +209,10 @@ local PLANE_MASK = (C.NIC_MAX_PLANES - 1) * 2 ^ C.EV_PLANE_SHIFT
 local T1_MASK = (2 ^ C.USID_BITS - 1) * 2 ^ C.USID_BITS
 local ID_MASK = 2 ^ C.EV_ID_BITS - 1
 
-local function ev_fields(prefix, what)
+-- The parts of an EV; the EV itself is mrc.ev (the packet's) or the echoed_ev field of
+-- a SACK or NACK.
+local function ev_parts(prefix)
     return {
-        ev = add_field(ProtoField.uint32(prefix, what, base.HEX)),
         plane = add_field(ProtoField.uint32(prefix .. ".plane", "Plane", base.DEC, nil,
                                             PLANE_MASK)),
         t1 = add_field(ProtoField.uint32(prefix .. ".t1_usid", "T1 uSID", base.HEX, nil,
@@ -219,8 +221,11 @@ local function ev_fields(prefix, what)
     }
 end
 
-local f_ev = ev_fields("mrc.ev", "EV (UDP source port : flow label[15:0])")
-local f_echoed = ev_fields("mrc.echoed_ev", "Echoed EV")
+local f_ev_value = add_field(ProtoField.uint32("mrc.ev",
+                                               "EV (UDP source port : flow label[15:0])",
+                                               base.HEX))
+local f_ev = ev_parts("mrc.ev")
+local f_echoed = ev_parts("mrc.echoed_ev")
 local f_block = add_field(ProtoField.uint32("mrc.carrier.block", "uSID block", base.HEX))
 local f_usid = add_field(ProtoField.uint16("mrc.carrier.usid", "uSID", base.HEX))
 local f_usids = add_field(ProtoField.uint8("mrc.carrier.count", "uSIDs left", base.DEC))
@@ -286,7 +291,7 @@ local function add_path(tree, pinfo)
     if #dscps >= 1 then tree:add(f_dscp, dscps[1].range, dscps[1].value) end
     if #flows == 0 then return nil end
     local ev = pinfo.src_port * 2 ^ C.USID_BITS + flows[1].value % 2 ^ C.USID_BITS
-    local item = tree:add(f_ev.ev, ev)
+    local item = tree:add(f_ev_value, ev)
     item:set_generated()
     item:append_text(" (" .. ev_text(ev) .. ")")
     local plane, t1, id = split_ev(ev)

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Write pcaps of real MRC traffic: the NIC program in a bm switch process, recorded by
+its ``--pcap`` option, for looking at with Wireshark/tshark and the MRC dissector.
+
+    python tools/wireshark/capture_nic.py /tmp/mrc-pcap
+    tshark -X lua_script:tools/wireshark/mrc.lua -r /tmp/mrc-pcap/port1_out.pcap
+
+It starts ``python -m behavioral_model switch p4src/mrc_nic.p4 --pcap DIR`` (nanomsg
+packet I/O on a socket in DIR, P4Runtime on a free loopback port), programs the NIC over
+P4Runtime as docs/mrc-nic.md section 2 says (one QP, 2 EVs on each of 2 planes, plane 0
+on port 1 and plane 1 on port 2, the host on port 0), then plays a short exchange with
+protocol/'s scapy layers: the host posts every write opcode, a probe and a loss report;
+the peer sends data (one ECN-CE, one trimmed, one trimmed on the last hop, one out of
+the window), a probe, a SACK with each mark and a NACK with each reason. The NIC's
+answers (encapsulated data with uSID carriers, SACKs, NACKs, decapsulated deliveries)
+are what the pcaps hold: DIR/portN_in.pcap and DIR/portN_out.pcap per port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pynng
+from p4.v1 import p4runtime_pb2
+from scapy.layers.inet import UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
+from scapy.packet import Packet, Raw
+
+from behavioral_model.ports.nn import (
+    MSG_PACKET_IN,
+    MSG_PACKET_OUT,
+    pack_message,
+    unpack_message,
+)
+from behavioral_model.ports.pcap import read_pcap
+from fabric.procs.free_ports import free_tcp_port
+from p4rt_client import P4InfoHelper, P4RuntimeSession, update, wait_for_grpc
+from protocol import constants as c
+from protocol.headers import (
+    BTH,
+    METH,
+    RETH,
+    ImmDt,
+    MrcNack,
+    MrcProbe,
+    MrcSack,
+    MrcSackCongestion,
+    dscp_ecn_tc,
+    usid_carrier,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAM = ROOT / "p4src" / "mrc_nic.p4"
+START_TIMEOUT = 120.0  # s for the switch to compile the program and answer on gRPC
+FRAME_TIMEOUT = 20.0   # s to wait for each frame the NIC must send
+
+NIC = "2001:db8:a::1"
+PEER = "2001:db8:b::1"
+LOCAL_QPN, REMOTE_QPN = 0xA00001, 0xB00001
+PLANES = (0, 1)
+EVS_PER_PLANE = 2
+HOST_MAC, NIC_HOST_MAC = "00:00:00:00:00:a0", "00:00:00:00:00:a1"
+# A PSN beyond any receive window, but less than 2**23 ahead (not "behind").
+FAR_PSN = 1 << 22
+# The RETH address of the last write the host posts: its frame out of the NIC closes the
+# capture (the switch sends in the order it processes, so everything before it is out).
+BARRIER_ADDR = 0xBA44_1E40_0000_0000
+
+
+def plane_usid(plane: int, node: int) -> int:
+    """A uSID of ``plane`` (the plane in its top bits, as the controller allocates)."""
+    return plane << c.USID_PLANE_SHIFT | node
+
+
+def slot_ev(slot: int) -> int:
+    """The EV of EV id ``slot``: plane ``slot % 2``, its own T1."""
+    return c.ev_value(plane_usid(slot % len(PLANES), 0x100 + slot), slot)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A frame into ``port``."""
+
+    what: str
+    port: int
+    frame: Packet
+
+
+# ---- programming (docs/mrc-nic.md section 2) ------------------------------------------
+def program_nic(session: P4RuntimeSession) -> None:
+    p4 = P4InfoHelper(session.get_p4info())
+    slots = len(PLANES) * EVS_PER_PLANE
+    updates = [p4.table_entry("NicIngress.lookup.nic_address",
+                              {"dst_addr": int(ipaddress.IPv6Address(NIC))}, "accept_local"),
+               p4.table_entry("NicIngress.lookup.qp_context", {"local_qpn": LOCAL_QPN},
+                              "set_qp", {"qp_index": 0, "remote_qpn": REMOTE_QPN,
+                                         "ev_slots": slots, "ev_mask": slots - 1,
+                                         "min_active": 1, "backups_per_plane": 1,
+                                         "sack_every": 4, "probe_threshold": 2})]
+    for slot in range(slots):
+        updates.append(p4.table_entry("NicIngress.ev.qp_ev", {"qp_index": 0, "ev_id": slot},
+                                      "set_ev", {"t1_usid": slot_ev(slot) >> c.USID_BITS}))
+    for plane in PLANES:
+        port = 1 + plane
+        updates += [
+            p4.table_entry("NicIngress.path.plane_port", {"plane": plane}, "set_plane_port",
+                           {"port": port, "nic_mac": 0x0200000000_00 | port,
+                            "next_hop_mac": 0x0200000001_00 | port,
+                            "usid_block": c.USID_BLOCK_DEFAULT,
+                            "src_t0_usid": plane_usid(plane, 0x10)}),
+            p4.table_entry("NicIngress.path.qp_plane", {"qp_index": 0, "plane": plane},
+                           "set_qp_path", {"dst_t0_usid": plane_usid(plane, 0x11),
+                                           "down_usid": plane_usid(plane, 0x21)}),
+            p4.multicast_group_entry(c.NIC_REPLY_MCAST_BASE + plane,
+                                     [(c.NIC_HOST_PORT, 0), (port, 1)]),
+        ]
+    session.write([update(p4runtime_pb2.Update.INSERT, u) for u in updates])
+
+
+
+
+# ---- the exchange ----------------------------------------------------------------------
+def _posted(transport: Packet, sport: int = 0xC000, flow: int = 0) -> Packet:
+    """A frame the host posts on the host port."""
+    return (Ether(src=HOST_MAC, dst=NIC_HOST_MAC) / IPv6(src=NIC, dst=PEER, fl=flow)
+            / UDP(sport=sport, dport=c.MRC_UDP_PORT, chksum=0) / transport)
+
+
+def _arriving(transport: Packet, ev: int, dscp: int = c.DSCP_TRIMMABLE,
+              ecn: int = c.ECN_ECT0) -> Packet:
+    """A frame from the peer NIC, arriving from the fabric on EV ``ev`` (its carrier
+    shifted down to the last uSID: this NIC's downlink)."""
+    plane = c.ev_plane(ev)
+    carrier = usid_carrier(c.USID_BLOCK_DEFAULT, [plane_usid(plane, 0x21)])
+    flow = ev & 0xFFFF
+    return (Ether(src="02:00:00:00:01:01", dst="02:00:00:00:00:01")
+            / IPv6(src=PEER, dst=carrier, nh=c.IP_PROTO_IPV6, fl=flow,
+                   tc=dscp_ecn_tc(dscp, ecn), hlim=61)
+            / IPv6(src=PEER, dst=NIC, fl=flow, tc=dscp_ecn_tc(dscp, ecn))
+            / UDP(sport=ev >> c.USID_BITS, dport=c.MRC_UDP_PORT, chksum=0) / transport)
+
+
+def _trimmed(opcode: int, psn: int) -> Packet:
+    """A data packet a switch trimmed: the headers through RETH, no payload."""
+    return BTH(opcode=opcode, dest_qp=LOCAL_QPN, psn=psn) / METH(msg_seq=1) / RETH(
+        virtual_addr=0x10000 + 256 * psn, rkey=0x77, dma_len=256)
+
+
+def _values(prefix: str) -> list[int]:
+    """The values of the constants named PREFIX*."""
+    return [v for k, v in vars(c).items() if k.startswith(prefix) and isinstance(v, int)]
+
+
+def _write(opcode: int, psn: int = 0, **bth: int) -> Packet:
+    data = (BTH(opcode=opcode, dest_qp=LOCAL_QPN, psn=psn, **bth) / METH(msg_seq=1)
+            / RETH(virtual_addr=0x10000 + 256 * psn, rkey=0x77, dma_len=256))
+    if opcode in c.IMM_OPCODES:
+        data = data / ImmDt(imm_data=0xC0FFEE00 | psn)
+    return data / Raw(bytes(range(256)))
+
+
+def steps() -> list[Step]:
+    """The exchange, in order (docs/mrc-nic.md sections 3 and 4)."""
+    port = {plane: 1 + plane for plane in PLANES}
+    ev0, ev1 = slot_ev(0), slot_ev(1)
+    out: list[Step] = []
+    for opcode in sorted(c.WRITE_OPCODES):
+        out.append(Step(f"host posts opcode {opcode:#x}", c.NIC_HOST_PORT,
+                        _posted(_write(opcode))))
+    out.append(Step("host posts a probe", c.NIC_HOST_PORT,
+                    _posted(BTH(opcode=c.OPCODE_PROBE, dest_qp=LOCAL_QPN)
+                            / MrcProbe(probe_id=7, src_conn_id=LOCAL_QPN & 0xFFFF,
+                                       dst_conn_id=REMOTE_QPN & 0xFFFF, tx_timestamp=1234),
+                            sport=ev1 >> c.USID_BITS, flow=ev1 & 0xFFFF)))
+    out.append(Step("host reports PSN 2 lost", c.NIC_HOST_PORT,
+                    _posted(BTH(opcode=c.OPCODE_NACK, dest_qp=LOCAL_QPN)
+                            / MrcNack(reason=c.NACK_HOST_LOSS_REPORT, nack_psn=2))))
+    out += [
+        Step("peer data PSN 0, ack requested", port[0],
+             _arriving(_write(c.OPCODE_WRITE_FIRST, 0, ack_req=1), ev0)),
+        Step("peer data PSN 1, ECN CE", port[1],
+             _arriving(_write(c.OPCODE_WRITE_LAST_IMM, 1), ev1, ecn=c.ECN_CE)),
+        Step("peer data PSN 2, trimmed", port[0],
+             _arriving(_trimmed(c.OPCODE_WRITE_ONLY, 2), ev0, dscp=c.DSCP_TRIMMED)),
+        Step("peer data PSN 3, trimmed on the last hop", port[1],
+             _arriving(_trimmed(c.OPCODE_WRITE_ONLY, 3), ev1, dscp=c.DSCP_TRIMMED_LASTHOP)),
+        Step("peer data far ahead of the window", port[0],
+             _arriving(_write(c.OPCODE_WRITE_MIDDLE, FAR_PSN), ev0)),
+        Step("peer probe", port[1],
+             _arriving(BTH(opcode=c.OPCODE_PROBE, dest_qp=LOCAL_QPN)
+                       / MrcProbe(probe_id=9, tx_timestamp=77), ev1)),
+    ]
+    for mark in sorted(_values("SACK_MARK_")):
+        out.append(Step(f"peer SACK mark {mark}", port[0], _arriving(
+            BTH(opcode=c.OPCODE_SACK, dest_qp=LOCAL_QPN, psn=5)
+            / MrcSack(mark=mark, ack_psn_offset=-1, echoed_ev=ev0, cumulative_psn=4,
+                      sack_offset=1, sack_bitmap=0b101, src_conn_id=1, dst_conn_id=2)
+            / MrcSackCongestion(ooo_count=3, received_bytes=4096),
+            ev0, dscp=c.DSCP_CONTROL, ecn=c.ECN_NOT_ECT)))
+    for reason in sorted(_values("NACK_")):
+        out.append(Step(f"peer NACK reason {reason:#x}", port[1], _arriving(
+            BTH(opcode=c.OPCODE_NACK, dest_qp=LOCAL_QPN, psn=6)
+            / MrcNack(reason=reason, echoed_ev=ev1, nack_psn=6, tx_timestamp=99),
+            ev1, dscp=c.DSCP_CONTROL, ecn=c.ECN_NOT_ECT)))
+    return out
+
+
+# ---- running ---------------------------------------------------------------------------
+@contextmanager
+def nic_process(directory: Path, program: Path) -> Iterator[tuple[P4RuntimeSession, str]]:
+    """``python -m behavioral_model switch PROGRAM --pcap DIRECTORY``: yields a P4Runtime
+    session and the nanomsg address of its ports; stops the process on exit."""
+    grpc_addr = f"127.0.0.1:{free_tcp_port()}"
+    ipc = f"ipc://{directory / 'nic.ipc'}"
+    log = (directory / "switch.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "behavioral_model", "switch", str(program), "--packet-in", ipc,
+         "--grpc-server-addr", grpc_addr, "--pcap", str(directory), "--priority-queues", "8",
+         "--log-level", "warn", "--log-console"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_grpc(grpc_addr, timeout=START_TIMEOUT, alive=lambda: proc.poll() is None)
+        session = P4RuntimeSession(grpc_addr)
+        session.connect()
+        try:
+            yield session, ipc
+        finally:
+            session.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def capture(directory: Path, program: Path = PROGRAM) -> dict[str, int]:
+    """Run the exchange through ``program`` and leave its pcaps in ``directory``;
+    returns {pcap file name: frames}."""
+    directory.mkdir(parents=True, exist_ok=True)
+    barrier = _posted(_write(c.OPCODE_WRITE_ONLY))
+    barrier[RETH].virtual_addr = BARRIER_ADDR
+    with nic_process(directory, program) as (session, ipc):
+        program_nic(session)
+        with pynng.Pair0(recv_timeout=int(FRAME_TIMEOUT * 1000), send_timeout=5000) as peer:
+            peer.dial(ipc, block=True)
+            for step in [*steps(), Step("barrier", c.NIC_HOST_PORT, barrier)]:
+                frame = bytes(step.frame)
+                peer.send(pack_message(MSG_PACKET_IN, step.port, len(frame), frame))
+            while True:
+                try:
+                    msg_type, _, _, body = unpack_message(peer.recv())
+                except pynng.Timeout:
+                    raise RuntimeError("the NIC did not send the last posted write") from None
+                if msg_type == MSG_PACKET_OUT and _is_barrier(body):
+                    break
+    return {p.name: len(read_pcap(p)) for p in sorted(directory.glob("*.pcap"))}
+
+
+def _is_barrier(frame: bytes) -> bool:
+    reth = Ether(frame).getlayer(RETH)
+    return reth is not None and reth.virtual_addr == BARRIER_ADDR
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Run the MRC NIC program in a bm switch process with --pcap, play a "
+                    "short exchange (every write opcode, probes, SACKs with every mark, "
+                    "NACKs with every reason) and leave portN_in.pcap / portN_out.pcap "
+                    "in DIR, to open with tshark -X lua_script:tools/wireshark/mrc.lua "
+                    "(docs/wireshark.md).")
+    parser.add_argument("directory", metavar="DIR", type=Path,
+                        help="where to write the pcaps (created if missing)")
+    parser.add_argument("--program", type=Path, default=PROGRAM,
+                        help="the NIC program (default: p4src/mrc_nic.p4)")
+    args = parser.parse_args(argv)
+    if not args.program.is_file():
+        parser.error(f"{args.program}: no such file")
+    try:
+        counts = capture(args.directory, args.program)
+    except (OSError, RuntimeError, TimeoutError) as error:
+        print(f"capture failed: {error}", file=sys.stderr)
+        return 1
+    for name, frames in counts.items():
+        print(f"{args.directory / name}: {frames} frames")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
