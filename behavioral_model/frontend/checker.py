@@ -156,8 +156,14 @@ class Checker:
 
     def _check_main(self) -> None:
         main = self.root.lookup("main")
+        if main is None:
+            # p4c checks such a program and warns ("Program does not contain a `main'
+            # module"); there is nothing to run, which the pipeline compiler refuses.
+            self.warn("the program has no package instantiation named 'main': it is "
+                      "checked, but there is nothing to run", None)
+            return
         if not isinstance(main, ast.InstantiationDecl):
-            raise P4TypeError("the program has no package instantiation named 'main'", None)
+            raise P4TypeError("'main' must be a package instantiation", None)
         self.result.main = main
         for arg in main.args:
             self.result.package_blocks.extend(_package_blocks(arg.value))

@@ -1,4 +1,4 @@
-// expect: -: no package instantiation named 'main'
+// expect: -: main must be V1Switch
 // everything but the main instantiation (p4c reports this without a location)
 #include <core.p4>
 #include <v1model.p4>
