@@ -1,10 +1,7 @@
 """Prometheus metrics (controller/metrics, docs/metrics.md): the catalog follows
 Prometheus' naming rules, the Grafana dashboard queries only what is exported and the
 docs name every metric; the collectors, served over loopback and parsed with
-prometheus-client's parser, read their sources at scrape time; bad ports are one line.
-
-``scrape`` and ``value`` are shared with the live tests (test_metrics_live.py,
-tests/fabric_procs/test_procs_metrics.py)."""
+prometheus-client's parser, read their sources at scrape time; bad ports are one line."""
 
 from __future__ import annotations
 
@@ -12,16 +9,14 @@ import argparse
 import json
 import re
 import socket
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from live_fabric import mrc_ctl, small_on_free_ports
-from prometheus_client.parser import text_string_to_metric_families
-from prometheus_client.samples import Sample
 from test_controller_react import Recorder, ev_event
 
+from controller.cli.main import main as mrc_ctl_main
 from controller.events import EventLog
 from controller.metrics import (
     ALL_METRICS,
@@ -38,39 +33,16 @@ from controller.metrics.server import port_number
 from controller.plan import FabricPlan
 from controller.react import Reactor
 from protocol import constants as c
+from tests.controller.metrics_scrape import (
+    DASHBOARD,
+    ROOT,
+    dashboard_metrics,
+    scrape,
+    value,
+)
 from tests.loopback import free_tcp_port
 
-ROOT = Path(__file__).resolve().parents[2]
-DASHBOARD = ROOT / "tools" / "grafana" / "mrc-fabric.json"
 DOCS = ROOT / "docs" / "metrics.md"
-SCRAPE_TIMEOUT_S = 60.0  # a scrape reads every device; generous on a loaded machine
-
-
-def scrape(url: str) -> dict[str, list[Sample]]:
-    """``/metrics`` at ``url``, parsed by prometheus-client: samples by sample name,
-    with every metric exported (``_total`` on counters) a key, if without samples."""
-    with urllib.request.urlopen(url, timeout=SCRAPE_TIMEOUT_S) as reply:
-        text = reply.read().decode()
-    samples: dict[str, list[Sample]] = {}
-    for family in text_string_to_metric_families(text):
-        samples.setdefault(family.name + ("_total" if family.type == COUNTER else ""), [])
-        for sample in family.samples:
-            samples.setdefault(sample.name, []).append(sample)
-    return samples
-
-
-def value(samples: dict[str, list[Sample]], name: str, **labels: str) -> float:
-    """The sum of the samples of ``name`` whose labels include ``labels``."""
-    return sum(s.value for s in samples.get(name, ())
-               if all(s.labels.get(k) == v for k, v in labels.items()))
-
-
-def dashboard_metrics() -> set[str]:
-    """Every metric name in the dashboard's query expressions."""
-    board = json.loads(DASHBOARD.read_text())
-    exprs = [t["expr"] for p in board["panels"] for t in p.get("targets", ())]
-    assert exprs
-    return {name for e in exprs for name in re.findall(r"\bmrc_[a-z0-9_]+", e)}
 
 
 # -- names, dashboard, docs --------------------------------------------------------------
@@ -191,21 +163,23 @@ def test_a_port_in_use_is_one_line_naming_it() -> None:
     assert port_number("9100") == 9100
 
 
-def test_watch_refuses_bad_metrics_options_in_one_line(tmp_path: Path) -> None:
-    topology = small_on_free_ports(tmp_path)
-    bad_port = mrc_ctl("watch", topology, "--metrics-port", "70000")
-    assert bad_port.returncode == 2
-    assert "--metrics-port: 70000 is not a port number (1 to 65535)" in bad_port.stderr
-    once = mrc_ctl("watch", topology, "--once", "--metrics-port", str(free_tcp_port()))
-    assert (once.returncode, once.stderr.strip()) == (
-        2, "--metrics-port: not with --once (nothing would stay to be scraped)")
+def test_watch_refuses_bad_metrics_options_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topology = str(small_on_free_ports(tmp_path))
+    with pytest.raises(SystemExit) as exit_code:
+        mrc_ctl_main(["watch", topology, "--metrics-port", "70000"])
+    assert exit_code.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        "argument --metrics-port: 70000 is not a port number (1 to 65535)")
+    assert mrc_ctl_main(["watch", topology, "--once", "--metrics-port", "9100"]) == 2
+    assert capsys.readouterr().err == \
+        "--metrics-port: not with --once (nothing would stay to be scraped)\n"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        in_use = mrc_ctl("watch", topology, "--metrics-port", str(port))
-    assert in_use.returncode == 2
-    (line,) = in_use.stderr.strip().splitlines()
+        assert mrc_ctl_main(["watch", topology, "--metrics-port", str(port)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"--metrics-port {port}: cannot listen on 127.0.0.1:{port}: ")
     help_text = mrc_ctl("watch", "--help").stdout
     assert "--metrics-port N" in help_text and "docs/metrics.md" in help_text

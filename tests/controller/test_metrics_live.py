@@ -24,9 +24,7 @@ from pathlib import Path
 
 import pytest
 from live_fabric import ROOT
-from prometheus_client.samples import Sample
 from test_controller_live import Live, exchange
-from test_metrics import dashboard_metrics, scrape, value
 
 from controller.metrics import MetricsServer
 from controller.topology import load_topology
@@ -35,9 +33,9 @@ from fabric.procs.cli import fabric_collector
 from host import Endpoint, MemoryRegion
 from host.codec import Route, encode_nack
 from protocol import constants as c
+from tests.controller.metrics_scrape import Samples, dashboard_metrics, scrape, value
 from tests.loopback import free_tcp_port, wait_until
 
-Samples = dict[str, list[Sample]]
 STOP_TIMEOUT_S = 60.0
 PROGRAMMED_TIMEOUT_S = 300.0  # four devices build and take their programs
 

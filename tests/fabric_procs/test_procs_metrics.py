@@ -1,0 +1,101 @@
+"""``python -m fabric.procs up --metrics-port N``: the fabric's devices and links at
+``/metrics`` (docs/metrics.md), scraped over loopback and parsed with prometheus-client's
+parser while a host sends frames and links are taken down and made lossy; a bad or
+taken port is one line, exit 2, nothing left running. Waits poll; nothing is timed."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from controller.metrics import FABRIC_METRICS
+from fabric.procs.cli import main
+from fabric.procs.state import read_state
+from host import NanomsgPort
+from tests.controller.metrics_scrape import Samples, scrape, value
+from tests.fabric_procs.helpers import fabric_cli, tiny
+from tests.loopback import free_tcp_port, wait_until
+
+HOST_LINK = "nic0:0-host"  # tiny's one NIC, its host port
+
+
+def wait_scrape(url: str, condition: Callable[[Samples], bool], what: str) -> Samples:
+    got: list[Samples] = []
+
+    def holds() -> bool:
+        got[:] = [scrape(url)]
+        return condition(got[0])
+    wait_until(holds, what)
+    return got[0]
+
+
+def test_up_serves_the_devices_and_links_and_they_move(workdir: Path) -> None:
+    port = free_tcp_port()
+    up = fabric_cli("up", tiny(workdir), "--workdir", workdir, "--metrics-port", str(port))
+    assert up.returncode == 0, up.stderr
+    url = f"http://127.0.0.1:{port}/metrics"
+    assert f"metrics: {url}" in up.stdout
+    try:
+        first = scrape(url)
+        assert set(first) == {m.name for m in FABRIC_METRICS}
+        assert {(s.labels["device"], s.value) for s in first["mrc_fabric_device_up"]} == {
+            ("t1", 1), ("t0", 1), ("nic0", 1)}
+        assert value(first, "mrc_fabric_link_up") == 3  # two cables and the host link
+        state = read_state(workdir)
+        assert state is not None
+        nic = next(d for d in state.devices if d.name == "nic0")
+        host = NanomsgPort(nic.host_socket or "")
+        try:
+            for _ in range(5):
+                host.send(bytes(64))
+            wait_scrape(url, lambda s: value(s, "mrc_fabric_link_frames_total",
+                                             link=HOST_LINK, source="host") == 5,
+                        "the host's frames on its link")
+            down = fabric_cli("link", "nic0:0", "down", "--workdir", workdir)
+            assert down.returncode == 0, down.stderr
+            for _ in range(3):
+                host.send(bytes(64))
+            dropped = wait_scrape(
+                url, lambda s: value(s, "mrc_fabric_link_dropped_frames_total",
+                                     link=HOST_LINK, source="host", reason="down") == 3,
+                "the frames dropped on the link down")
+        finally:
+            host.close()
+        assert value(dropped, "mrc_fabric_link_up", link=HOST_LINK) == 0
+        assert value(dropped, "mrc_fabric_link_frames_total", link=HOST_LINK) == 5
+        lossy = fabric_cli("link", "t0:1", "loss", "0.25", "--workdir", workdir)
+        assert lossy.returncode == 0, lossy.stderr
+        assert value(scrape(url), "mrc_fabric_link_loss_ratio") == 0.25
+    finally:
+        down = fabric_cli("down", "--workdir", workdir)
+    assert down.returncode == 0, down.stderr
+
+
+def test_a_bad_or_taken_metrics_port_is_one_line_and_starts_nothing(
+        workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topology = str(tiny(workdir))
+    with pytest.raises(SystemExit) as exit_code:
+        main(["up", topology, "--workdir", str(workdir), "--metrics-port", "0"])
+    assert exit_code.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        "argument --metrics-port: 0 is not a port number (1 to 65535)")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        expected = f"fabric.procs: --metrics-port {port}: cannot listen on 127.0.0.1:{port}: "
+        # in the foreground here; in the background the supervisor says it
+        assert main(["up", topology, "--workdir", str(workdir), "--metrics-port",
+                     str(port), "--foreground"]) == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith(expected)
+        refused = fabric_cli("up", topology, "--workdir", workdir, "--metrics-port", str(port))
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(expected)
+    state = read_state(workdir)
+    assert state is None or state.status != "up"
+    assert not [p for p in workdir.iterdir() if p.is_socket()]
