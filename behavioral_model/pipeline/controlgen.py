@@ -530,7 +530,8 @@ class ControlGenMixin:
         entry, hit, call_, action, args = (
             self.module.fresh(x) for x in ("e", "hit", "ac", "an", "aa"))
         key_tuple = "(" + "".join(k + ", " for k in keys) + ")"
-        self.w.line(f"{entry} = {table}.lookup({key_tuple})" if keys else f"{entry} = None")
+        lookup = self.state_alias(table, "lookup_fn")  # type: ignore[attr-defined]
+        self.w.line(f"{entry} = {lookup}({key_tuple})" if keys else f"{entry} = None")
         self.w.line(f"if {entry} is None:")
         with self.w.indent():
             self.w.line(f"{hit} = False")

@@ -65,6 +65,47 @@ class ExternGenMixin:
         name = qualify("" if top else self.block.path, decl)  # type: ignore[attr-defined]
         return self.module.bind(kind, name)
 
+    def state_alias(self, obj: str, attr: str) -> str:
+        """A module-level name for ``obj.attr``, an attribute of a bound state object
+        that is only ever changed in place (a register's cells, a table's lookup): set
+        once when the module is bound, so a packet pays no attribute lookup for it."""
+        alias = f"{obj}__{attr}"
+        line = f"{alias} = {obj}.{attr}"
+        if line not in self.helpers:  # type: ignore[attr-defined]
+            self.helpers.append(line)  # type: ignore[attr-defined]
+        return alias
+
+    def register_read(self, reg: str, index: str) -> str:
+        """An expression reading register ``reg`` at ``index`` in place, with
+        ``RegisterArray.read``'s rule: 0 out of range."""
+        cells, size = self.state_alias(reg, "values"), self.state_alias(reg, "size")
+        i = self.module.fresh("ri")
+        return f"({cells}[{i}] if 0 <= ({i} := {index}) < {size} else 0)"
+
+    def register_write(self, reg: str, index: str, value: str) -> None:
+        """Statements writing ``value`` into register ``reg`` at ``index`` in place, with
+        ``RegisterArray.write``'s rules: truncated to width, ignored out of range (both
+        operands evaluated first, as in the call)."""
+        cells, size = self.state_alias(reg, "values"), self.state_alias(reg, "size")
+        i, v = self.module.fresh("ri"), self.module.fresh("rv")
+        self.w.line(f"{i} = {index}")
+        self.w.line(f"{v} = {value}")
+        self.w.line(f"if 0 <= {i} < {size}:")
+        with self.w.indent():
+            self.w.line(f"{cells}[{i}] = {v} & {self.state_alias(reg, 'mask')}")
+
+    def counter_count(self, ctr: str, index: str, nbytes: str) -> None:
+        """Statements counting one packet of ``nbytes`` on counter ``ctr`` at ``index``
+        in place, with ``CounterArray.count``'s rule: ignored out of range."""
+        size = self.state_alias(ctr, "size")
+        i, n = self.module.fresh("ci"), self.module.fresh("cn")
+        self.w.line(f"{i} = {index}")
+        self.w.line(f"{n} = {nbytes}")
+        self.w.line(f"if 0 <= {i} < {size}:")
+        with self.w.indent():
+            self.w.line(f"{self.state_alias(ctr, 'packet_counts')}[{i}] += 1")
+            self.w.line(f"{self.state_alias(ctr, 'byte_counts')}[{i}] += {n}")
+
     def _const_enum(self, e: ast.Expression, what: str) -> str:
         try:
             v = evaluate(e)
@@ -298,12 +339,10 @@ class ExternGenMixin:
     # -- v1model extern objects -------------------------------------------------------
     def _x_register_read(self, call: ast.MethodCallExpr, args: list) -> str:
         reg = self._instance(call, "register")
-        if len(args) == 2 and call.target.decl.return_type is not None and \
-                getattr(call.target.decl.return_type, "name", "") == "void":
-            return self._store(args[0], f"{reg}.read({self.expr(args[1])})")  # type: ignore
         if len(args) == 1:
-            return f"{reg}.read({self.expr(args[0])})"  # type: ignore[attr-defined]
-        return self._store(args[0], f"{reg}.read({self.expr(args[1])})")  # type: ignore
+            return self.register_read(reg, self.expr(args[0]))  # type: ignore[attr-defined]
+        return self._store(args[0],
+                           self.register_read(reg, self.expr(args[1])))  # type: ignore
 
     def _x_register_write(self, call: ast.MethodCallExpr, args: list) -> str:
         reg = self._instance(call, "register")
@@ -311,12 +350,12 @@ class ExternGenMixin:
         value = self.expr(args[1])  # type: ignore[attr-defined]
         if isinstance(value_t, BitT) and value_t.signed:
             value = f"{value} & {(1 << value_t.width) - 1}"
-        self.w.line(f"{reg}.write({self.expr(args[0])}, {value})")  # type: ignore
+        self.register_write(reg, self.expr(args[0]), value)  # type: ignore[attr-defined]
         return ""
 
     def _x_counter_count(self, call: ast.MethodCallExpr, args: list) -> str:
         ctr = self._instance(call, "counter")
-        self.w.line(f"{ctr}.count({self.expr(args[0])}, pk.sm.packet_length)")  # type: ignore
+        self.counter_count(ctr, self.expr(args[0]), "pk.sm.packet_length")  # type: ignore
         return ""
 
     def _x_direct_counter_count(self, call: ast.MethodCallExpr, args: list) -> str:

@@ -51,7 +51,7 @@ class PnaExternGenMixin:
 
     def _x_Register_read(self, call: ast.MethodCallExpr, args: list) -> str:
         reg = self._instance(call, "register")  # type: ignore[attr-defined]
-        return f"{reg}.read({self.expr(args[0])})"  # type: ignore[attr-defined]
+        return self.register_read(reg, self.expr(args[0]))  # type: ignore[attr-defined]
 
     def _x_Register_write(self, call: ast.MethodCallExpr, args: list) -> str:
         return self._x_register_write(call, args)  # type: ignore[attr-defined]
@@ -60,7 +60,7 @@ class PnaExternGenMixin:
         ctr = self._instance(call, "counter")  # type: ignore[attr-defined]
         size = (self.expr(args[1]) if len(args) > 1 and args[1] is not None  # type: ignore
                 else "pk.sm.packet_length")
-        self.w.line(f"{ctr}.count({self.expr(args[0])}, {size})")  # type: ignore
+        self.counter_count(ctr, self.expr(args[0]), size)  # type: ignore[attr-defined]
         return ""
 
     def _x_DirectCounter_count(self, call: ast.MethodCallExpr, args: list) -> str:

@@ -57,38 +57,40 @@ class CounterCell:
 
 class CounterArray:
     """An indexed counter. Both totals are always kept, as in BMv2; ``kind`` tells
-    the control plane which of them the P4 program declared."""
+    the control plane which of them the P4 program declared. ``packet_counts`` and
+    ``byte_counts`` are the cells: generated pipelines index them directly (the same
+    bounds rule as ``count``), so they are only ever changed in place."""
 
     def __init__(self, name: str, size: int, kind: CounterKind) -> None:
         self.name = name
         self.size = size
         self.kind = CounterKind(kind)
-        self._packets = [0] * size
-        self._bytes = [0] * size
+        self.packet_counts = [0] * size
+        self.byte_counts = [0] * size
 
     def count(self, index: int, nbytes: int) -> None:
         """Data plane: add one packet of ``nbytes``; out-of-range indexes are ignored."""
         if 0 <= index < self.size:
-            self._packets[index] += 1
-            self._bytes[index] += nbytes
+            self.packet_counts[index] += 1
+            self.byte_counts[index] += nbytes
 
     def read(self, index: int) -> tuple[int, int]:
         """``(packets, bytes)`` at ``index``."""
         _check_index(self.name, index, self.size)
-        return self._packets[index], self._bytes[index]
+        return self.packet_counts[index], self.byte_counts[index]
 
     def write(self, index: int, packets: int, nbytes: int) -> None:
         _check_index(self.name, index, self.size)
         if packets < 0 or nbytes < 0:
             raise InvalidConfigError(f"'{self.name}': counter values cannot be negative")
-        self._packets[index] = packets
-        self._bytes[index] = nbytes
+        self.packet_counts[index] = packets
+        self.byte_counts[index] = nbytes
 
     def reset(self, index: int | None = None) -> None:
         """Zero one cell, or all of them when ``index`` is None."""
         if index is None:
-            self._packets = [0] * self.size
-            self._bytes = [0] * self.size
+            self.packet_counts[:] = [0] * self.size
+            self.byte_counts[:] = [0] * self.size
             return
         self.write(index, 0, 0)
 
@@ -97,43 +99,45 @@ class CounterArray:
 
 
 class RegisterArray:
-    """``register<bit<width>>(size)``; every cell starts at 0."""
+    """``register<bit<width>>(size)``; every cell starts at 0. ``values`` are the
+    cells: generated pipelines index them directly (the same bounds rule as ``read``
+    and ``write``), so they are only ever changed in place."""
 
     def __init__(self, name: str, size: int, width: int) -> None:
         self.name = name
         self.size = size
         self.width = width
-        self._mask = (1 << width) - 1
-        self._values = [0] * size
+        self.mask = (1 << width) - 1
+        self.values = [0] * size
 
     def read(self, index: int) -> int:
         """Data plane: the value at ``index``; 0 when out of range (BMv2 logs an
         error and leaves the destination unchanged; v1model leaves it undefined)."""
         if 0 <= index < self.size:
-            return self._values[index]
+            return self.values[index]
         return 0
 
     def write(self, index: int, value: int) -> None:
         """Data plane: store ``value`` (truncated to width); ignored out of range."""
         if 0 <= index < self.size:
-            self._values[index] = value & self._mask
+            self.values[index] = value & self.mask
 
     def read_checked(self, index: int) -> int:
         """Control plane read: raises InvalidConfigError out of range."""
         _check_index(self.name, index, self.size)
-        return self._values[index]
+        return self.values[index]
 
     def write_checked(self, index: int, value: int) -> None:
         """Control plane write: raises for a bad index or a value wider than width."""
         _check_index(self.name, index, self.size)
-        if value < 0 or value > self._mask:
+        if value < 0 or value > self.mask:
             raise InvalidConfigError(
                 f"'{self.name}': value {value:#x} does not fit in {self.width} bits"
             )
-        self._values[index] = value
+        self.values[index] = value
 
     def reset(self) -> None:
-        self._values = [0] * self.size
+        self.values[:] = [0] * self.size
 
 
 # -- meters ---------------------------------------------------------------------------

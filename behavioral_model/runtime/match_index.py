@@ -53,6 +53,9 @@ class ExactIndex:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[int, ...], IndexedEntry] = {}
+        # lookup as a bound C method (the dict's own get), for callers that want no
+        # Python call per lookup
+        self.get = self._entries.get
 
     @staticmethod
     def _key(entry: IndexedEntry) -> tuple[int, ...]:

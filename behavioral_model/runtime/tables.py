@@ -17,7 +17,7 @@ tables also memoise results per value tuple in a cache that any mutation clears.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from behavioral_model.runtime.errors import (
@@ -28,7 +28,13 @@ from behavioral_model.runtime.errors import (
     TableFullError,
 )
 from behavioral_model.runtime.externs import CounterCell, TrTcmMeter
-from behavioral_model.runtime.match_index import ExactIndex, LpmIndex, MatchIndex, ScanIndex
+from behavioral_model.runtime.match_index import (
+    ExactIndex,
+    IndexedEntry,
+    LpmIndex,
+    MatchIndex,
+    ScanIndex,
+)
 from behavioral_model.runtime.matches import (
     PRIORITY_MATCH_KINDS,
     FieldMatch,
@@ -49,7 +55,25 @@ __all__ = [
 # flood of distinct keys cannot grow memory without bound.
 LOOKUP_CACHE_LIMIT = 65536
 
-_MISSING = object()
+
+class _LookupCache(dict):  # type: ignore[type-arg]
+    """Key values -> the matching entry or None, filled as keys are looked up: a
+    repeated key is one dict lookup in C; a new one asks the index (``__missing__``).
+    Emptied whenever the table's entries change, and when it reaches
+    LOOKUP_CACHE_LIMIT keys."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: MatchIndex) -> None:
+        super().__init__()
+        self.index = index
+
+    def __missing__(self, values: tuple[int, ...]) -> IndexedEntry | None:
+        entry = self.index.lookup(values)
+        if len(self) >= LOOKUP_CACHE_LIMIT:
+            self.clear()
+        self[values] = entry
+        return entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +138,16 @@ class Table:
         self.default_action = default_action
         self._entries: dict[tuple[tuple[FieldMatch | None, ...], int], TableEntry] = {}
         self._index = self._make_index()
-        self._cache: dict[tuple[int, ...], TableEntry | None] | None = (
-            None if isinstance(self._index, ExactIndex) else {}
-        )
+        self._cache: _LookupCache | None = None
+        # lookup_fn(values) is lookup(values) as generated pipelines call it: a bound C
+        # method (the exact index's dict.get, or the cache's __getitem__, which asks the
+        # index only on a miss), so a lookup that hits costs no Python call.
+        self.lookup_fn: Callable[[tuple[int, ...]], TableEntry | None]
+        if isinstance(self._index, ExactIndex):
+            self.lookup_fn = self._index.get  # type: ignore[assignment]
+        else:
+            self._cache = _LookupCache(self._index)
+            self.lookup_fn = self._cache.__getitem__
         if default_action.name not in self.action_names:
             raise ValueError(
                 f"table '{name}': default action '{default_action.name}' is not one of "
@@ -142,16 +173,7 @@ class Table:
     def lookup(self, values: tuple[int, ...]) -> TableEntry | None:
         """The entry matching the key ``values`` (one int per key field, already
         truncated to width), or None on a miss (the caller runs ``default_action``)."""
-        cache = self._cache
-        if cache is None:
-            return self._index.lookup(values)  # type: ignore[return-value]
-        entry = cache.get(values, _MISSING)
-        if entry is _MISSING:
-            entry = self._index.lookup(values)
-            if len(cache) >= LOOKUP_CACHE_LIMIT:
-                cache.clear()
-            cache[values] = entry  # type: ignore[assignment]
-        return entry  # type: ignore[return-value]
+        return self.lookup_fn(values)
 
     # -- control plane -------------------------------------------------------------
 
