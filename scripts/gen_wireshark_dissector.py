@@ -52,7 +52,6 @@ VALUE_NAMES = {
     "opcode": "OPCODE_",
     "nack_reason": "NACK_",
     "sack_mark": "SACK_MARK_",
-    "sack_pr": "SACK_PR_",
     "dscp": "DSCP_",
 }
 
@@ -61,8 +60,10 @@ FIELD_VALUES = {
     ("bth", "opcode"): "opcode",
     ("nack", "reason"): "nack_reason",
     ("sack", "mark"): "sack_mark",
-    ("sack", "pr"): "sack_pr",
 }
+
+# Fields shown in hex although scapy shows them in decimal (as Wireshark shows QPNs).
+SHOWN_IN_HEX = {("bth", "dest_qp")}
 
 # Fields that hold an EV: the dissector splits them into plane / T1 uSID / EV id.
 EV_FIELDS = {("sack", "echoed_ev"), ("nack", "echoed_ev")}
@@ -186,7 +187,7 @@ def _lua_layer(key: str, layer: type[Packet]) -> list[str]:
             f"width = {f.width}",
             f"mask = {f.mask:#x}",
             f"signed = {'true' if f.signed else 'false'}",
-            f"hex = {'true' if f.hex else 'false'}",
+            f"hex = {'true' if f.hex or (key, f.name) in SHOWN_IN_HEX else 'false'}",
         ]
         if values:
             parts.append(f"values = {_lua_string(values)}")

@@ -24,7 +24,7 @@ MRC.layers = {
     { name = "tver", label = "Tver", offset = 1, width = 1, mask = 0xf, signed = false, hex = false },
     { name = "pkey", label = "Pkey", offset = 2, width = 2, mask = 0x0, signed = false, hex = true },
     { name = "reserved0", label = "Reserved0", offset = 4, width = 1, mask = 0x0, signed = false, hex = false },
-    { name = "dest_qp", label = "Dest QP", offset = 5, width = 3, mask = 0x0, signed = false, hex = false },
+    { name = "dest_qp", label = "Dest QP", offset = 5, width = 3, mask = 0x0, signed = false, hex = true },
     { name = "ack_req", label = "Ack req", offset = 8, width = 1, mask = 0x80, signed = false, hex = false },
     { name = "reserved1", label = "Reserved1", offset = 8, width = 1, mask = 0x40, signed = false, hex = false },
     { name = "retransmit", label = "Retransmit", offset = 8, width = 1, mask = 0x20, signed = false, hex = false },
@@ -49,7 +49,7 @@ MRC.layers = {
     { name = "next_hdr", label = "Next hdr", offset = 0, width = 2, mask = 0xf80, signed = false, hex = false },
     { name = "mark", label = "Mark", offset = 0, width = 2, mask = 0x60, signed = false, hex = false, values = "sack_mark" },
     { name = "reserved0", label = "Reserved0", offset = 0, width = 2, mask = 0x1e, signed = false, hex = false },
-    { name = "pr", label = "PR", offset = 0, width = 2, mask = 0x1, signed = false, hex = false, values = "sack_pr" },
+    { name = "pr", label = "PR", offset = 0, width = 2, mask = 0x1, signed = false, hex = false },
     { name = "ack_psn_offset", label = "Ack PSN offset", offset = 2, width = 2, mask = 0x0, signed = true, hex = false },
     { name = "echoed_ev", label = "Echoed EV", offset = 4, width = 4, mask = 0x0, signed = false, hex = true, ev = true },
     { name = "src_conn_id", label = "Src conn ID", offset = 8, width = 2, mask = 0x0, signed = false, hex = false },
@@ -148,9 +148,6 @@ MRC.values = {
     [0x00] = "NONE",
     [0x01] = "SKIP_ONCE",
     [0x02] = "ALWAYS_SKIP",
-  },
-  sack_pr = {
-    [0x01] = "PROBE",
   },
   dscp = {
     [0x00] = "DATA",
@@ -284,7 +281,10 @@ local function add_carrier(tree, dst)
     end
 end
 
--- The path a frame travels on: carrier (encapsulated frames only), DSCP class, EV.
+-- The path a frame travels on: the carrier (encapsulated frames only: two IPv6 headers),
+-- the DSCP class and the EV, both from the outermost IPv6 header, which is the one the
+-- switches act on and the receiving NIC reads the EV from (docs/mrc-nic.md section 4).
+-- A frame on a host port has only the inner header: its EV is what the host wrote.
 local function add_path(tree, pinfo)
     local dsts, flows, dscps = { ipv6_dst() }, { ipv6_flow() }, { ipv6_dscp() }
     if #dsts >= 2 then add_carrier(tree, dsts[1]) end
@@ -294,11 +294,10 @@ local function add_path(tree, pinfo)
     local item = tree:add(f_ev_value, ev)
     item:set_generated()
     item:append_text(" (" .. ev_text(ev) .. ")")
-    local plane, t1, id = split_ev(ev)
     item:add(f_ev.plane, ev):set_generated()
     item:add(f_ev.t1, ev):set_generated()
     item:add(f_ev.id, ev):set_generated()
-    return ev, plane, t1, id
+    return ev
 end
 
 local function add_layer(tree, tvb, offset, key)
@@ -314,7 +313,6 @@ local function add_layer(tree, tvb, offset, key)
             item:add(f_echoed.id, range)
         end
     end
-    return sub
 end
 
 -- A field's value (fields of at most 4 bytes), shifted down by its mask.
@@ -331,6 +329,7 @@ local function field_value(tvb, offset, key, name)
 end
 
 -- ---- dissector ---------------------------------------------------------------------
+-- Whoever had UDP 4791 before us (Wireshark's RoCEv2 dissector), for non-MRC opcodes.
 local roce = DissectorTable.get("udp.port"):get_dissector(C.MRC_UDP_PORT)
 
 function mrc.dissector(tvb, pinfo, tree)
