@@ -15,18 +15,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from controller.metrics import (
-    DeviceProcess,
-    FabricCollector,
-    MetricsError,
-    add_metrics_options,
-    metrics_url,
-    serve_metrics,
-)
+from controller.metrics import MetricsError, add_metrics_options, metrics_url, serve_metrics
 
 from . import run_cmd
 from .control import ControlError, request
 from .layout import Endpoint
+from .metrics import fabric_collector
 from .netns import NetnsError
 from .process_fabric import READY_TIMEOUT_S, DeviceFailure, ProcessFabric
 from .state import (
@@ -166,16 +160,6 @@ def cmd_up(args: argparse.Namespace) -> int:
     finally:
         if metrics is not None:
             metrics.close()
-
-
-def fabric_collector(fabric: ProcessFabric) -> FabricCollector:
-    """The fabric's metrics: its wiring's snapshot and its device processes."""
-    def devices() -> list[DeviceProcess]:
-        processes = fabric.devices.processes
-        return [DeviceProcess(d.name, d.role,
-                              d.name in processes and processes[d.name].poll() is None)
-                for d in fabric.layout.devices]
-    return FabricCollector(fabric.panel.snapshot, devices)
 
 
 def _run_in_foreground(args: argparse.Namespace, fabric: ProcessFabric) -> int:

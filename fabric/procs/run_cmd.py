@@ -13,14 +13,25 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from controller.metrics import (
+    ControllerCollector,
+    MetricsError,
+    MetricsServer,
+    add_metrics_options,
+    serve_metrics,
+)
+from controller.react import Reactor
 from controller.topology import Role
 from fabric.cli import resolve
 from fabric.figures import RETIRING, run_figures
 from fabric.outcomes import outcome
 from fabric.scenario import ScenarioError, load_scenario
 
+from .metrics import fabric_collector
+from .process_fabric import ProcessFabric
 from .scenario_run import (
     DEFAULT_TIME_SCALE,
+    OnFabric,
     ProcsRun,
     ProcsRunError,
     run_procs_scenario,
@@ -43,8 +54,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                     "per-path shares, for a link failure the packets lost and the time "
                     "to the EV's retirement) and bring the fabric down. Times in the "
                     "scenario are multiplied by --time-scale. WORKDIR keeps the devices' "
-                    "logs and controller.log. Exit 0 if every check passed, 1 if one "
-                    "failed or the fabric did, 2 for bad input.")
+                    "logs and controller.log. With --metrics-port N the controller's and "
+                    "the fabric's metrics are served at http://127.0.0.1:N/metrics "
+                    "while it runs (docs/metrics.md). Exit 0 if every check passed, 1 if "
+                    "one failed or the fabric did, 2 for bad input.")
     run.add_argument("scenario", metavar="SCENARIO",
                      help="scenario file, or the name of one in fabric/scenarios (spray, "
                           "link-failure)")
@@ -62,6 +75,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="the devices' logs and controller.log (default: a new folder "
                           "in $TMPDIR)")
     run.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_metrics_options(run, "the controller's and the fabric's health while it runs")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,13 +92,19 @@ def run(args: argparse.Namespace) -> int:
     except WiringError as error:
         print(f"fabric.procs: {error}", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        metrics = serve_metrics(args, [])
+    except MetricsError as error:
+        print(f"fabric.procs: {error}", file=sys.stderr)
+        return EXIT_USAGE
     workdir.mkdir(parents=True, exist_ok=True)
     # SIGTERM stops the run as Ctrl-C does: the fabric is removed on the way out
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         done = run_procs_scenario(scenario, setup, workdir, time_scale=args.time_scale,
                                   timeout_s=args.timeout,
-                                  progress=None if args.json else _progress)
+                                  progress=None if args.json else _progress,
+                                  on_fabric=_collected_by(metrics))
     except ScenarioError as error:
         print(f"fabric.procs: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -94,12 +114,27 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("fabric.procs: interrupted; the fabric is down", file=sys.stderr)
         return EXIT_FAILED
+    finally:
+        if metrics is not None:
+            metrics.close()
     report = procs_outcome(done, args.wiring, setup_target(setup))
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print_outcome(report)
     return EXIT_OK if report["passed"] else EXIT_FAILED
+
+
+def _collected_by(metrics: MetricsServer | None) -> OnFabric | None:
+    """The run's hook that has ``metrics`` serve its controller and its fabric."""
+    if metrics is None:
+        return None
+    _progress(f"metrics at {metrics.url}")
+
+    def register(fabric: ProcessFabric, reactor: Reactor) -> None:
+        metrics.registry.register(ControllerCollector(reactor))
+        metrics.registry.register(fabric_collector(fabric))
+    return register
 
 
 def _progress(text: str) -> None:

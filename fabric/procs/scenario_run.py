@@ -57,6 +57,8 @@ _REASONS = {"always-skip": c.EV_EVENT_ALWAYS_SKIP, "host-loss": c.EV_EVENT_HOST_
             "restored": c.EV_EVENT_RESTORED, "floor": c.EV_EVENT_FLOOR}
 
 Progress = Callable[[str], None]
+# called with the fabric and the controller before either starts (metrics: their collectors)
+OnFabric = Callable[[ProcessFabric, Reactor], None]
 
 
 class ProcsRunError(RuntimeError):
@@ -90,7 +92,8 @@ def scaled_for_procs(scenario: Scenario, factor: float) -> Scenario:
 
 def run_procs_scenario(scenario: Scenario, setup: FabricSetup, workdir: Path, *,
                        time_scale: float = DEFAULT_TIME_SCALE, timeout_s: float = 300.0,
-                       progress: Progress | None = None) -> ProcsRun:
+                       progress: Progress | None = None,
+                       on_fabric: OnFabric | None = None) -> ProcsRun:
     """Run ``scenario`` once (MRC as planned; no baseline) on a fabric brought up for
     it and removed again. ScenarioError for a scenario this mode cannot run,
     ProcsRunError if the fabric or the controller fails."""
@@ -106,7 +109,8 @@ def run_procs_scenario(scenario: Scenario, setup: FabricSetup, workdir: Path, *,
     log = EventLog(out=(workdir / "controller.log").open("w", encoding="utf-8"))
     try:
         return _run_on_processes(scaled, plan, setup, workdir, log,
-                                 host_frames_per_s(scenario, time_scale), timeout_s, say)
+                                 host_frames_per_s(scenario, time_scale), timeout_s, say,
+                                 on_fabric)
     finally:
         if log.out is not None:
             log.out.close()
@@ -127,7 +131,7 @@ def _check_failure_links(scenario: Scenario, setup: FabricSetup) -> None:
 
 def _run_on_processes(scenario: Scenario, plan: FabricPlan, setup: FabricSetup,
                       workdir: Path, log: EventLog, frames_per_s: float, timeout_s: float,
-                      say: Progress) -> ProcsRun:
+                      say: Progress, on_fabric: OnFabric | None) -> ProcsRun:
     started = time.monotonic()
     try:
         # builds every pipeline before any process starts: a program that cannot be
@@ -137,6 +141,8 @@ def _run_on_processes(scenario: Scenario, plan: FabricPlan, setup: FabricSetup,
         raise ProcsRunError(str(error)) from None
     fabric = ProcessFabric(setup.layout, workdir, seed=scenario.seed,
                            topology=str(scenario.topology_path()), veth=setup.veth)
+    if on_fabric is not None:
+        on_fabric(fabric, reactor)
     say(f"starting {len(setup.layout.devices)} device processes")
     try:
         fabric.start()

@@ -29,7 +29,7 @@ from test_controller_live import Live, exchange
 from controller.metrics import MetricsServer
 from controller.topology import load_topology
 from fabric.procs import ProcessFabric, layout_from_topology
-from fabric.procs.cli import fabric_collector
+from fabric.procs.metrics import fabric_collector
 from host import Endpoint, MemoryRegion
 from host.codec import Route, encode_nack
 from protocol import constants as c

@@ -1,7 +1,8 @@
 """``python -m fabric.procs up --metrics-port N``: the fabric's devices and links at
 ``/metrics`` (docs/metrics.md), scraped over loopback and parsed with prometheus-client's
-parser while a host sends frames and links are taken down and made lossy; a bad or
-taken port is one line, exit 2, nothing left running. Waits poll; nothing is timed."""
+parser while a host sends frames and links are taken down and made lossy; ``run
+--metrics-port N`` serves its controller's and its fabric's; a bad or taken port is one
+line, exit 2, nothing left running. Waits poll; nothing is timed."""
 
 from __future__ import annotations
 
@@ -11,8 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from controller.metrics import FABRIC_METRICS
+from controller.events import EventLog
+from controller.metrics import ALL_METRICS, FABRIC_METRICS, MetricsServer
+from controller.plan import make_plan
+from controller.react import Reactor
+from controller.topology import load_topology
+from fabric.procs import ProcessFabric, layout_from_topology
 from fabric.procs.cli import main
+from fabric.procs.run_cmd import _collected_by
 from fabric.procs.state import read_state
 from host import NanomsgPort
 from tests.controller.metrics_scrape import Samples, scrape, value
@@ -99,3 +106,30 @@ def test_a_bad_or_taken_metrics_port_is_one_line_and_starts_nothing(
     state = read_state(workdir)
     assert state is None or state.status != "up"
     assert not [p for p in workdir.iterdir() if p.is_socket()]
+
+
+def test_run_serves_the_controller_and_the_fabric_of_its_run(
+        workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``run --metrics-port`` registers once its fabric and controller exist
+    (before either starts: every device unreachable, every process down); a taken port
+    is refused before anything starts."""
+    topology = tiny(workdir)
+    layout = layout_from_topology(load_topology(topology), workdir)
+    reactor = Reactor(make_plan(load_topology(topology)), EventLog(out=None))
+    with MetricsServer(free_tcp_port(), []) as server:
+        register = _collected_by(server)
+        assert register is not None
+        register(ProcessFabric(layout, workdir), reactor)
+        got = scrape(server.url)
+    assert set(got) == {m.name for m in ALL_METRICS}
+    assert value(got, "mrc_device_reachable") == 0 and len(got["mrc_device_reachable"]) == 3
+    assert value(got, "mrc_fabric_device_up") == 0 and len(got["mrc_fabric_device_up"]) == 3
+    assert f"metrics at {server.url}" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["run", "spray", "--workdir", str(workdir / "run"),
+                     "--metrics-port", str(port)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"fabric.procs: --metrics-port {port}: cannot listen ")
