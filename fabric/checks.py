@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from controller.plan import FabricPlan
 from protocol import constants as c
 
-from .figures import RETIRING, goodput_dip, qp_figures, run_figures
+from .figures import RETIRING, goodput_dip, goodput_series, qp_figures, run_figures
 from .scenario import Check, Scenario, ScenarioError
 from .workloads.flows import BUS_FACTOR
 
@@ -83,10 +83,74 @@ def _first_down(run: RunResult) -> dict[str, Any] | None:
     return next((f for f in run.failures if f["action"] in ("down", "switch-down")), None)
 
 
+# Goodput around failures: bins this long after the last failure are left out (the
+# transport reacts), and the first and last bins of the transfer (start and tail).
+SETTLE_US = 100.0
+
+
+def _same_plane(ctx: Context, check: Check, run: RunResult) -> Measured:
+    """Of the retirements that refilled their slot, the share whose new EV is on the
+    old one's plane (an EV's top bits name its plane)."""
+    shift = 16 + c.USID_PLANE_SHIFT
+    refills = [e for e in run.metrics.ev_events if e.reason in RETIRING and e.new_ev]
+    same = sum(1 for e in refills if e.new_ev >> shift == e.old_ev >> shift)
+    share = round(same / len(refills), 3) if refills else None
+    return Measured(share, f"{same} of {len(refills)} refills on the same plane",
+                    {"refills": len(refills), "same_plane_refills": same})
+
+
+def _kept_after(ctx: Context, check: Check, run: RunResult) -> Measured:
+    """Mean goodput after the last failure (once settled) over the mean before the
+    first: 1 = nothing lost, 0.5 = half."""
+    if not run.failures:
+        return Measured(None, "no failure in this run")
+    first = min(f["at_us"] for f in run.failures)
+    last = max(f["at_us"] for f in run.failures)
+    times, series = goodput_series(run)
+    width = run.metrics.bin_us
+    inner = list(zip(times, series, strict=True))[1:-1]
+    before = [g for t, g in inner if t + width <= first]
+    after = [g for t, g in inner if t >= last + SETTLE_US]
+    if not before or not after:
+        return Measured(None, "the transfer does not span the failures")
+    mean_before, mean_after = sum(before) / len(before), sum(after) / len(after)
+    ratio = round(mean_after / mean_before, 3) if mean_before else None
+    return Measured(ratio, f"{mean_after:.2f} Gb/s after the failures, {mean_before:.2f} "
+                           "before", {"goodput_before_gbps": round(mean_before, 3),
+                                      "goodput_after_gbps": round(mean_after, 3),
+                                      "kept_after_failures": ratio},
+                    f"{fmt(ratio, 'x')} of goodput kept after the failures")
+
+
+def _stall(ctx: Context, check: Check, run: RunResult) -> Measured:
+    """The longest time without a delivered byte between the first and the last."""
+    times, series = goodput_series(run)
+    longest = run_ = 0.0
+    for value in series:
+        run_ = run_ + run.metrics.bin_us if value == 0 else 0.0
+        longest = max(longest, run_)
+    return Measured(longest, f"longest stall {longest:.0f} us", {"longest_stall_us": longest})
+
+
+def _flows(ctx: Context, check: Check, run: RunResult) -> Measured:
+    """The lowest goodput of the QPs of a workload (each flow's own duration)."""
+    prefix = f"{check.workload}:"
+    rates = {qp: qp_figures(run, qp).get("goodput_gbps", 0.0)
+             for qp in run.qp_stats if qp.startswith(prefix) or qp == check.workload}
+    if not rates:
+        return Measured(None, f"{check.workload}: no flow ran")
+    low = min(rates.values())
+    return Measured(low, f"{check.workload}: slowest flow {low:.2f} Gb/s of {len(rates)}",
+                    {"flow_goodput_gbps": rates, "slowest_flow_gbps": low})
+
+
 def _retired_after(ctx: Context, check: Check, run: RunResult) -> Measured:
-    down = _first_down(run)
+    """From the first failure (a cable or switch down, or loss) to the first EV
+    retired after it."""
+    down = _first_down(run) or next(
+        (f for f in run.failures if f["action"] in ("loss", "nic-loss")), None)
     if down is None:
-        return Measured(None, "no link fails in this scenario")
+        return Measured(None, "nothing fails in this scenario")
     t_fail = down["at_us"]
     retired = [e for e in run.metrics.ev_events
                if e.reason in RETIRING and e.time_us >= t_fail]
@@ -191,6 +255,11 @@ METRICS: dict[str, Metric] = {
     "path_share_deviation": Metric("{qp}: equal per-path shares", "%", _share,
                                    needs_qp=True),
     "ev_retired_after_us": Metric("EV retired", "us", _retired_after),
+    "same_plane_refills": Metric("backup of the same plane", "x", _same_plane),
+    "kept_after_failures": Metric("goodput kept after the failures", "x", _kept_after),
+    "longest_stall_us": Metric("no stall", "us", _stall),
+    "slowest_flow_gbps": Metric("{workload}: every flow's goodput", "Gb/s", _flows,
+                                needs_workload=True),
     "goodput_ratio_to_solo": Metric("{qp}: goodput kept beside the others", "x",
                                     _ratio_to_solo, needs_qp=True),
     "goodput_vs_baseline": Metric("goodput vs the baseline", "x", _vs_baseline),
@@ -241,19 +310,25 @@ def validate_checks(scenario: Scenario) -> None:
         raise ScenarioError("\n".join(problems))
 
 
+def measure(check: Check, scenario: Scenario, runs: dict[str, RunResult],
+            plan: FabricPlan) -> Measured:
+    """What ``check``'s metric measures in its run of ``runs``."""
+    run = runs.get(check.run)
+    if run is None:
+        return Measured(None, f"no {check.run} run")
+    return METRICS[check.metric].measure(Context(scenario, runs, plan), check, run)
+
+
 def evaluate(scenario: Scenario, runs: dict[str, RunResult],
              plan: FabricPlan) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Every check of the scenario (``transfer intact`` first, always): a row each
     with its value and bound, and the figures they measured (by QP or workload when
     the check names one)."""
-    ctx = Context(scenario, runs, plan)
     rows = []
     figures: dict[str, Any] = {}
     for check in [Check(metric="intact", compare="==", bound=1), *scenario.checks]:
         metric = METRICS[check.metric]
-        run = runs.get(check.run)
-        measured = (metric.measure(ctx, check, run) if run is not None
-                    else Measured(None, f"no {check.run} run"))
+        measured = measure(check, scenario, runs, plan)
         title = check.name or metric.title.format(qp=check.qp, workload=check.workload)
         bound = "" if check.metric == "intact" else (
             f" (bound {check.compare} {fmt(check.bound, metric.unit)})")

@@ -2,6 +2,7 @@
 
     python -m fabric list
     python -m fabric run [SCENARIO...] [--topology FILE] [--seed N] [--out DIR] [--quick]
+    python -m fabric paper [--only NAME]... [--quick] [--seed N] [--out DIR]
 
 A SCENARIO is a name from ``fabric/scenarios/`` (``spray``, ``link-failure``,
 ``ecn-steer``, ``incast``) or a path to a scenario file; none means all of them.
@@ -20,6 +21,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .checks import validate_checks
 from .experiment import Experiment, run_experiment, run_labels
+from .paper.cli import add_parser as add_paper_parser
+from .paper.cli import cmd_paper
 from .plots import write_plots
 from .report import print_summary, report_json, write_json
 from .scenario import Scenario, ScenarioError, load_scenario, load_scenarios
@@ -54,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quick", action="store_true",
                      help="smaller transfers (each scenario's quick_scale)")
     run.add_argument("--no-plots", action="store_true", help="write the JSON report only")
+    add_paper_parser(sub)
     return parser
 
 
@@ -151,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "list":
             return cmd_list(console)
+        if args.command == "paper":
+            return cmd_paper(args, console)
         return cmd_run(args, console)
     except ScenarioError as err:
         for line in str(err).splitlines():
