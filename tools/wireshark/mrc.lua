@@ -315,15 +315,16 @@ local function add_layer(tree, tvb, offset, key)
     end
 end
 
--- A field's value (fields of at most 4 bytes), shifted down by its mask.
+-- A field's value (fields of at most 4 bytes), shifted down by its mask. Plain
+-- arithmetic, no bit library: Wireshark's Lua is 5.2 up to 4.2 and 5.4 after.
 local function field_value(tvb, offset, key, name)
     for _, f in ipairs(MRC.layers[key].fields) do
         if f.name == name then
             local value = tvb(offset + f.offset, f.width):uint()
             if f.mask == 0 then return value end
-            local shift = 0
-            while bit32.extract(f.mask, shift) == 0 do shift = shift + 1 end
-            return bit32.rshift(bit32.band(value, f.mask), shift)
+            local mask, unit = f.mask, 1
+            while mask % 2 == 0 do mask, unit = mask / 2, unit * 2 end
+            return math.floor(value / unit) % (mask + 1)
         end
     end
 end
