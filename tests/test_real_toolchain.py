@@ -6,7 +6,9 @@ Each test skips, naming the tool, where that tool is not installed.
 
 from __future__ import annotations
 
+import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,24 @@ def test_ptf_suite_passes_on_simple_switch_grpc(suite: str) -> None:
     skipped = [name for name, verdict in results.items() if verdict != "ok"]
     assert len(skipped) <= 1, skipped
     assert run.verdict(suite) == "passed", run.output[-3000:]
+
+
+@pytest.mark.parametrize("scenario", ["spray", "link-failure"])
+def test_procs_scenario_on_simple_switch_grpc(scenario: str, tmp_path: Path) -> None:
+    """The process fabric with every device a simple_switch_grpc process (nn wiring, no
+    root): the controller compiles with p4c-bm2-ss, programs the fabric over P4Runtime,
+    and the scenario's own checks decide."""
+    _tool("simple_switch_grpc")
+    _tool("p4c-bm2-ss")
+    assert CHAIN is not None
+    proc = subprocess.run(
+        [sys.executable, "-m", "fabric.procs", "run", scenario, "--target", "bmv2", "--json",
+         "--workdir", str(tmp_path / "run")],
+        cwd=ROOT, env=CHAIN.environment(), capture_output=True, text=True, timeout=1200,
+        check=False)
+    assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
+    outcome = json.loads(proc.stdout)
+    assert outcome["target"] == "bmv2"
+    failed = [check for check in outcome["checks"] if not check["ok"]]
+    assert not failed, failed
+    assert proc.returncode == 0, proc.stderr[-4000:]
