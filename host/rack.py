@@ -1,24 +1,41 @@
-"""Time-based loss detection for one QP (RACK, RFC 8985, adapted to sprayed paths;
-docs/congestion-and-loss.md).
+"""Loss detection for one QP: time-based (RACK, RFC 8985) and evidence-based, adapted
+to sprayed paths and to SACKs that report 64 PSNs of a larger window
+(docs/congestion-and-loss.md).
 
-Every transmission (first or retransmission) has a send time and a transmission
-order. A transmission is lost once a transmission sent after it has been
-acknowledged and it has been out for the round trip of that later one plus a
-reordering window: sprayed packets cross paths of different lengths and queues, so
-"a later one arrived first" alone is not loss. The window is ``reorder_window`` of
-the smallest round trip plus ``reorder_allowance`` (the jitter of busy processes,
-not proportional to anything), and it widens by that much again each time a
-retransmission turns out to have been spurious (its SACK came back faster than any
-round trip could: it answered the earlier transmission), up to ``max_reorder_steps``
-times; RFC 8985 section 6.2 does the same with DSACKs.
+A SACK tells two things about a PSN: acknowledged (at or below the cumulative PSN,
+or a one in the bitmap), or *shown missing* (the PSN just above the cumulative one,
+or a zero in the bitmap). Every other PSN in flight is unknown: the NIC reports
+one 64-PSN word per SACK, so a PSN that arrived may stay unreported until the holes
+below it are filled. A transmission is lost when a SACK shows its PSN missing and
+that SACK's *evidence time* is at least the reordering window after the
+transmission: the evidence time is the latest send time of what the SACK
+acknowledged for the first time (those arrived before the SACK was made), or the
+send time of the probe the SACK answers. So "a packet sent a reordering window
+later arrived first" [RFC 8985], judged only on what the receiver showed.
+
+The reordering window is ``reorder_window`` of the smallest round trip, plus
+``reorder_allowance`` (the jitter of busy processes, not proportional to anything),
+plus the spread of the recent round trips (the largest of the last ``RTT_HISTORY``
+smallest round trips minus the smallest: paths queue differently, and a burst the
+host posts waits longest on the plane that got most of it). It widens by as much
+again each time a retransmission turns out to have been spurious (its SACK came
+back faster than any round trip: it answered the earlier transmission), up to
+``max_reorder_steps`` times; RFC 8985 section 6.2 does the same with DSACKs.
+
+A transmission that a later one overtook but no SACK has shown missing (its word is
+not reported, or no SACK came since: the tail) is asked about: at its deadline (its
+send time + the recent round trip + the window) the sender posts a probe, whose
+answer reports the receiver's first hole, made after the deadline.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import deque
 from typing import Protocol
 
-__all__ = ["Rack", "Transmission"]
+__all__ = ["RTT_HISTORY", "Rack", "Transmission"]
+
+RTT_HISTORY = 8  # the recent round trips: those of the last 8 smallest ones [ours]
 
 
 class Transmission(Protocol):
@@ -27,12 +44,10 @@ class Transmission(Protocol):
     sent_at: float
     tx_seq: int
     first_tx_seq: int
-    deferred: bool
-    later_acked: int  # transmissions sent after it and acknowledged since
 
 
 class Rack:
-    """The QP's RACK state."""
+    """The QP's round trips and reordering window."""
 
     def __init__(self, reorder_window: float, reorder_allowance: float,
                  max_reorder_steps: int) -> None:
@@ -44,47 +59,53 @@ class Rack:
         self.tx_seq = 0  # its transmission order (0: nothing acknowledged yet)
         self.steps = 1  # the reordering window's multiple
         self.spurious = 0  # retransmissions found spurious
+        # (time, round trip) of recent samples, round trips decreasing: the first is
+        # the largest of the history (a monotonic queue)
+        self._recent: deque[tuple[float, float]] = deque()
+
+    @property
+    def recent_rtt(self) -> float:
+        """The largest round trip of the recent history (at least RACK's own)."""
+        return max(self._recent[0][1], self.rtt) if self._recent else self.rtt
 
     @property
     def reorder(self) -> float:
         """The reordering window, in seconds."""
-        base = (self.min_rtt or 0.0) * self.reorder_window + self.reorder_allowance
-        return base * self.steps
+        min_rtt = self.min_rtt or 0.0
+        spread = max(0.0, self.recent_rtt - min_rtt)
+        return (min_rtt * self.reorder_window + self.reorder_allowance + spread) \
+            * self.steps
+
+    def deadline(self, sent: Transmission) -> float:
+        """When ``sent`` should have been acknowledged, reordering included."""
+        return sent.sent_at + self.recent_rtt + self.reorder
 
     def on_acked(self, sent: Transmission, now: float) -> float | None:
         """``sent`` was acknowledged now; returns its round trip, or None when the
-        acknowledgement may answer an earlier transmission of the PSN."""
+        acknowledgement may answer an earlier transmission of the PSN (then the
+        transmission is no evidence of what arrived when)."""
         rtt = now - sent.sent_at
         retransmitted = sent.tx_seq != sent.first_tx_seq
-        if retransmitted and self.min_rtt is not None and rtt < self.min_rtt:
-            # Faster than any round trip: the earlier transmission arrived after all.
-            self.spurious += 1
-            self.steps = min(self.steps + 1, self.max_reorder_steps)
+        if retransmitted and (self.min_rtt is None or rtt < self.min_rtt):
+            if self.min_rtt is not None:
+                # Faster than any round trip: the earlier transmission arrived.
+                self.spurious += 1
+                self.steps = min(self.steps + 1, self.max_reorder_steps)
             return None
-        if not retransmitted and (self.min_rtt is None or rtt < self.min_rtt):
+        if self.min_rtt is None or rtt < self.min_rtt:
             self.min_rtt = rtt
+        recent = self._recent
+        while recent and recent[-1][1] <= rtt:
+            recent.pop()
+        recent.append((now, rtt))
+        horizon = now - RTT_HISTORY * self.min_rtt
+        while recent[0][0] < horizon:
+            recent.popleft()
         if sent.tx_seq > self.tx_seq:
             self.tx_seq = sent.tx_seq
             self.rtt = rtt
-        return None if retransmitted else rtt
+        return rtt
 
-    def detect(self, in_flight: Iterable[Transmission], now: float,
-               threshold: int) -> tuple[list[Transmission], float | None]:
-        """The transmissions lost by now, and when the next candidate will be (None:
-        none). ``in_flight`` is ordered by transmission, oldest first; a candidate
-        also needs ``threshold`` later transmissions acknowledged (a floor under the
-        time rule, like the duplicate threshold RACK replaces)."""
-        lost: list[Transmission] = []
-        wait = self.rtt + self.reorder
-        deadline = None
-        for sent in in_flight:
-            if sent.tx_seq >= self.tx_seq:
-                break  # sent after everything acknowledged: not a candidate yet
-            if sent.deferred or sent.later_acked < threshold:
-                continue  # the receiver had no room: resent, never "lost"
-            due = sent.sent_at + wait
-            if due <= now:
-                lost.append(sent)
-            elif deadline is None or due < deadline:
-                deadline = due
-        return lost, deadline
+    def lost(self, sent: Transmission, evidence: float) -> bool:
+        """Is ``sent``, shown missing by a SACK of evidence time ``evidence``, lost?"""
+        return sent.tx_seq < self.tx_seq and sent.sent_at + self.reorder <= evidence

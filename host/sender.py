@@ -8,7 +8,6 @@ per QP in posting order, so counting what this QP posted gives every packet's PS
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import replace
@@ -43,6 +42,7 @@ __all__ = ["QpSender"]
 _CONN_ID_MASK = 0xFFFF  # connection ids are the low 16 bits of the QPNs (mrc-nic.md 4.3)
 _MSG_SEQ_MASK = 0xFFFF
 _TRIM_REASONS = (NACK_TRIMMED, NACK_TRIMMED_LASTHOP)
+_BITMAP_MASK = (1 << 64) - 1  # the SACK bitmap's 64 bits
 
 
 class _Message:
@@ -65,10 +65,10 @@ class _InFlight:
     """A posted PSN that no SACK has covered yet: its frame stays for retransmission."""
 
     __slots__ = ("psn", "message", "frame", "size", "sent_at", "tx_seq", "first_tx_seq",
-                 "later_acked", "deferred")
+                 "acked_before", "deferred")
 
     def __init__(self, psn: int, message: _Message, frame: bytes, size: int,
-                 sent_at: float, tx_seq: int) -> None:
+                 sent_at: float, tx_seq: int, acked_before: int) -> None:
         self.psn = psn
         self.message = message
         self.frame = frame
@@ -76,7 +76,7 @@ class _InFlight:
         self.sent_at = sent_at  # of the last transmission
         self.tx_seq = tx_seq  # order of the last transmission, across the QP
         self.first_tx_seq = tx_seq
-        self.later_acked = 0  # transmissions sent after the last one and acknowledged
+        self.acked_before = acked_before  # the QP's acknowledged count at that time
         self.deferred = False  # the receiver had no room (NACK): resend, but not "lost"
 
 
@@ -103,7 +103,11 @@ class QpSender:
         self._timeouts = 0  # timeouts in a row without progress (backoff state)
         self._rack = Rack(config.reorder_window, config.reorder_allowance,
                           config.max_reorder_steps)
-        self._gap_deadline: float | None = None  # when a gap candidate becomes lost
+        self._acked_count = 0  # transmissions acknowledged, over the QP's life
+        self._gap_deadline: float | None = None  # when to ask about a candidate (probe)
+        self._probe_at: float | None = None  # the outstanding state probe's send time
+        self._last_probe_at: float | None = None  # the latest state probe's
+        self._probe_ev: int | None = None  # the EV of the latest data SACK: a good path
         self._bytes_in_flight = 0
         self.cc = Nscc(config.nscc, config.mtu, clock.now()) if config.cc == "nscc" else None
         self._next_probe_id = 0
@@ -154,7 +158,8 @@ class QpSender:
 
     def probe(self, ev: int) -> int:
         """Post a probe on EV ``ev`` (docs/mrc-nic.md 3: EV[31:16] in the UDP source
-        port, EV[15:0] in the flow label); returns its probe id."""
+        port, EV[15:0] in the flow label); returns its probe id. Its answer reports the
+        receiver's window as it is then (rack.py uses that)."""
         probe_id = self._next_probe_id
         self._next_probe_id = (probe_id + 1) & 0xFFFF
         route = replace(self.route, sport=ev >> 16 & 0xFFFF, flow_label=ev & 0xFFFF)
@@ -199,7 +204,7 @@ class QpSender:
                 message.data = memoryview(b"")  # every byte is in a frame now
                 self._queue.popleft()
             self._in_flight[psn] = _InFlight(psn, message, frame, size, self.clock.now(),
-                                             self._next_tx_seq())
+                                             self._next_tx_seq(), self._acked_count)
             self._bytes_in_flight += size
             self._post(frame)
             self.stats.packets_sent += 1
@@ -228,7 +233,7 @@ class QpSender:
             sent.frame = retransmit_copy(sent.frame)
         sent.sent_at = self.clock.now()
         sent.tx_seq = self._next_tx_seq()
-        sent.later_acked = 0
+        sent.acked_before = self._acked_count
         sent.deferred = False
         self._deferred.discard(sent.psn)
         self._in_flight.move_to_end(sent.psn)
@@ -277,7 +282,16 @@ class QpSender:
                 acked.append(sent)
         if acked:
             self._timeouts = 0  # progress ends the backoff
-            self._on_acked(sack, acked, done)
+        evidence = self._on_acked(sack, acked, done)
+        if sack.pr == SACK_PR_PROBE:
+            if self._probe_at is not None:
+                evidence = max(evidence or 0.0, self._probe_at)
+            self._probe_at = None
+        else:
+            self._probe_ev = sack.echoed_ev
+        if evidence is not None:
+            self._declare_losses(sack, evidence)
+        self._set_gap_deadline()
         if window_moved and self._deferred:
             self._resend_deferred()
         self._pump()
@@ -285,20 +299,22 @@ class QpSender:
             handle._finish(None)
 
     def _on_acked(self, sack: SackPacket, acked: list[_InFlight],
-                  done: list[WriteHandle]) -> None:
+                  done: list[WriteHandle]) -> float | None:
         """Account for the transmissions ``sack`` acknowledged: RACK's round trips,
-        completed messages, the congestion window; then look for losses."""
+        completed messages, the congestion window. Returns the SACK's evidence time
+        (rack.py): the latest send time of a transmission it acknowledged for sure."""
         now = self.clock.now()
         rack = self._rack
         trigger = unwrap_psn(sack.psn, self._cum)  # the data packet that caused the SACK
         sample = None
+        evidence = None
         acked_bytes = 0
-        acked_tx = []
         for sent in acked:
             rtt = rack.on_acked(sent, now)
+            if rtt is not None and (evidence is None or sent.sent_at > evidence):
+                evidence = sent.sent_at
             if sent.psn == trigger:
                 sample = rtt
-            acked_tx.append(sent.tx_seq)
             acked_bytes += sent.size
             self._deferred.discard(sent.psn)
             message = sent.message
@@ -306,28 +322,66 @@ class QpSender:
             if message.unacked == 0:
                 self.stats.writes_completed += 1
                 done.append(message.handle)
+        self._acked_count += len(acked)
         self._bytes_in_flight -= acked_bytes
         self.stats.spurious_retransmits = rack.spurious
-        if self.cc is not None and sack.pr != SACK_PR_PROBE:
+        if self.cc is not None and acked and sack.pr != SACK_PR_PROBE:
             self.cc.on_ack(acked_bytes, sack.mark == SACK_MARK_SKIP_ONCE, sample,
                            self._bytes_in_flight, now, sack.rcv_window_penalty)
-        acked_tx.sort()
-        newest = acked_tx[-1]
-        for sent in self._in_flight.values():  # oldest transmission first
-            if sent.tx_seq >= newest:
-                break
-            sent.later_acked += len(acked_tx) - bisect_right(acked_tx, sent.tx_seq)
-        self._declare_gap_losses()
+        return evidence
 
-    def _declare_gap_losses(self) -> None:
-        """Report and retransmit every transmission RACK finds lost (mrc-nic.md 7);
-        the earliest candidate not old enough yet sets ``_gap_deadline``."""
-        lost, self._gap_deadline = self._rack.detect(
-            self._in_flight.values(), self.clock.now(), self.config.gap_threshold)
+    def _declare_losses(self, sack: SackPacket, evidence: float) -> None:
+        """Report and retransmit every PSN ``sack`` shows missing (the one after the
+        cumulative PSN, the zeros of its bitmap) whose transmission RACK finds lost
+        given the SACK's evidence time (rack.py, mrc-nic.md 7)."""
+        in_flight = self._in_flight
+        missing = {self._cum + 1}
+        base = self._cum + sack.sack_offset
+        zeros = ~sack.sack_bitmap & _BITMAP_MASK
+        while zeros:
+            low = zeros & -zeros
+            zeros ^= low
+            missing.add(base + low.bit_length() - 1)
+        threshold = self.config.gap_threshold
+        lost = []
+        for psn in sorted(missing):
+            sent = in_flight.get(psn)
+            if (sent is not None and not sent.deferred
+                    and self._acked_count - sent.acked_before >= threshold
+                    and self._rack.lost(sent, evidence)):
+                lost.append(sent)
         for sent in lost:
-            assert isinstance(sent, _InFlight)
             self._lost(sent)
             self.stats.retransmits_gap += 1
+
+    def _set_gap_deadline(self) -> None:
+        """The deadline of the oldest transmission a later one overtook (the first in
+        transmission order) that enough acknowledgements followed: then a probe asks
+        the receiver about it, at most one per recent round trip and window."""
+        self._gap_deadline = None
+        rack = self._rack
+        interval = rack.recent_rtt + rack.reorder
+        if self._probe_ev is None or interval <= 0:
+            return  # no path known to probe on, or no round trip yet: the RTO's
+        threshold = self.config.gap_threshold
+        for sent in self._in_flight.values():
+            if sent.tx_seq >= rack.tx_seq:
+                return
+            if not sent.deferred and self._acked_count - sent.acked_before >= threshold:
+                deadline = rack.deadline(sent)
+                if self._last_probe_at is not None:
+                    deadline = max(deadline, self._last_probe_at + interval)
+                self._gap_deadline = deadline
+                return
+
+    def _state_probe(self) -> None:
+        """Ask the receiver for its window (rack.py): a probe on the EV of the latest
+        data SACK, whose answer shows the first hole as it is now."""
+        if self._probe_ev is None:
+            return
+        self._probe_at = self._last_probe_at = self.clock.now()
+        self.probe(self._probe_ev)
+        self.stats.state_probes += 1
 
     def _lost(self, sent: _InFlight) -> None:
         """``sent``'s latest transmission is lost: report it (its EV is retired),
@@ -371,8 +425,9 @@ class QpSender:
 
     # -- timer -----------------------------------------------------------------------
     def deadline(self) -> float | None:
-        """When the oldest unacknowledged transmission times out, or a gap candidate
-        has waited out the reordering window; None when idle."""
+        """When the oldest unacknowledged transmission times out, or a transmission a
+        later one overtook has waited out its deadline (a state probe is due); None
+        when idle."""
         if not self._in_flight:
             return None
         oldest = next(iter(self._in_flight.values()))
@@ -382,12 +437,13 @@ class QpSender:
         return timeout
 
     def on_timer(self) -> None:
-        """Declare the gap candidates that are old enough lost; retransmit (and report
-        as lost) every transmission older than the timeout; after ``max_retries``
-        timeouts in a row without progress, fail the QP."""
+        """Probe about an overtaken transmission past its deadline (rack.py);
+        retransmit (and report as lost) every transmission older than the timeout;
+        after ``max_retries`` timeouts in a row without progress, fail the QP."""
         now = self.clock.now()
         if self._gap_deadline is not None and self._gap_deadline <= now:
-            self._declare_gap_losses()
+            self._state_probe()
+            self._set_gap_deadline()
         if not self._in_flight:
             return
         oldest = next(iter(self._in_flight.values()))

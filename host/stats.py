@@ -26,6 +26,7 @@ class QpStats:
     timeouts: int = 0
     loss_reports: int = 0
     probes_sent: int = 0
+    state_probes: int = 0  # probes asking the receiver about a possible loss (rack.py)
     probe_answers: int = 0
     sacks: int = 0
     sacks_ignored: int = 0

@@ -177,7 +177,7 @@ class BackToBack:
         # The 64 bits of the SACK: the aligned 64-PSN word holding ``psn`` (from
         # ``expected`` when that word starts earlier), at an offset (mrc-nic.md 4.3).
         start = ((psn & ~63) - window.expected) & PSN_MASK
-        if start >= NIC_RX_WINDOW:
+        if start >= NIC_RX_WINDOW or pr == SACK_PR_PROBE:  # a probe: the first hole's
             start = 0
         route = Route(MAC, MAC, peer.address, side.address)
         side.port.deliver(encode_sack(

@@ -256,77 +256,106 @@ def test_trimmed_or_deferred_packets_are_not_reported_lost_on_timeout() -> None:
     assert side.endpoint.qp_stats(QP).loss_reports == 0
 
 
-# -- gap detection ------------------------------------------------------------------------
-def test_gap_detection_after_threshold_later_sacks() -> None:
-    side = OneEndpoint(TransportConfig(gap_threshold=3, reorder_allowance=0))
-    side.endpoint.write(QP, bytes(6 * 1024), 0)
-    side.posted()
-    side.sack(cumulative=-1, bitmap=0b110)  # PSNs 1, 2: two after the hole
-    assert side.posted() == []
-    side.sack(cumulative=-1, bitmap=0b1110)  # PSN 3: the third
-    posted = side.posted()
-    assert [(type(p).__name__, p.psn) for p in posted] == [("NackPacket", 0),
-                                                           ("WritePacket", 0)]
-    side.sack(cumulative=-1, bitmap=0b11110)  # PSN 4 was sent before the retransmission
-    assert side.posted() == []
-    stats = side.endpoint.qp_stats(QP)
-    assert (stats.retransmits_gap, stats.loss_reports) == (1, 1)
-
-
-def test_gap_detection_counts_only_packets_sent_after_the_retransmission() -> None:
-    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, reorder_allowance=0))
-    side.endpoint.write(QP, bytes(3), 0)
-    side.posted()
-    side.sack(cumulative=-1, bitmap=0b110)  # 1 and 2 arrived: PSN 0 lost
-    assert [p.psn for p in side.posted()] == [0, 0]  # report + retransmission
-    side.endpoint.write(QP, bytes(2), 0)  # PSNs 3 and 4, sent after the retransmission
-    side.posted()
-    side.sack(cumulative=-1, bitmap=0b1110)  # 3
-    assert side.posted() == []
-    side.sack(cumulative=-1, bitmap=0b11110)  # 4: the second after the retransmission
-    assert [p.psn for p in side.posted()] == [0, 0]
-
-
-def test_reordering_within_the_window_is_not_a_loss() -> None:
-    """RACK's reordering window (host/rack.py): a hole is lost only once it has been
-    out for the round trip of the later packet that was acknowledged (11 ms) plus a
-    quarter of the smallest round trip (10 ms); a late packet that fills it before
-    then is neither reported nor resent."""
-    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0,
-                                       reorder_allowance=0))
-    side.endpoint.write(QP, bytes(1), 0)  # PSN 0: measures a 10 ms round trip
-    side.posted()
-    side.clock.advance(0.010)
-    side.sack(cumulative=0)
-    side.endpoint.write(QP, bytes(3), 0)  # PSNs 1, 2, 3 at t = 10 ms
-    side.posted()
-    side.clock.advance(0.011)  # 11 ms out: less than 11 ms + 2.5 ms
-    side.sack(cumulative=0, bitmap=0b110)  # 2 and 3 arrived before 1
-    assert side.posted() == []
-    assert side.endpoint.next_deadline() == pytest.approx(0.010 + 0.011 + 0.0025)
-    side.sack(cumulative=3)  # the late PSN 1 fills the hole
-    assert side.posted() == []
-    stats = side.endpoint.qp_stats(QP)
-    assert (stats.retransmits_gap, stats.loss_reports) == (0, 0)
-
-
-def test_a_hole_older_than_the_window_is_lost_at_its_deadline() -> None:
-    side = OneEndpoint(TransportConfig(gap_threshold=2, mtu=1, rto=1.0,
+# -- loss detection (host/rack.py) ------------------------------------------------------
+def rack_side() -> OneEndpoint:
+    """A QP whose smallest round trip is 10 ms (PSN 0), so its reordering window is a
+    quarter of it, 2.5 ms (no allowance, no spread yet)."""
+    side = OneEndpoint(TransportConfig(gap_threshold=1, mtu=1, rto=1.0,
                                        reorder_allowance=0))
     side.endpoint.write(QP, bytes(1), 0)
     side.posted()
     side.clock.advance(0.010)
-    side.sack(cumulative=0)
-    side.endpoint.write(QP, bytes(3), 0)
+    side.sack(cumulative=0, ev=0x7)
+    return side
+
+
+def send_at(side: OneEndpoint, when: float) -> None:
+    side.clock.set(when)
+    side.endpoint.write(QP, bytes(1), 0)
     side.posted()
-    side.clock.advance(0.011)  # 2 and 3 arrive after 11 ms: the least round trip stays 10
-    side.sack(cumulative=0, bitmap=0b110)
+
+
+def test_a_psn_shown_missing_is_lost_once_a_packet_sent_a_window_later_arrived() -> None:
+    side = rack_side()
+    send_at(side, 0.010)  # PSN 1
+    send_at(side, 0.011)  # PSN 2: 1 ms later, within the 2.5 ms window
+    send_at(side, 0.013)  # PSN 3: 3 ms after PSN 1
+    side.clock.set(0.021)
+    side.sack(cumulative=0, bitmap=0b10)  # 2 arrived, 1 missing: reordering
     assert side.posted() == []
-    side.timer()  # to the gap deadline (11 ms + 2.5 ms), long before the 1 s timeout
-    assert side.clock.now() == pytest.approx(0.0235)
+    side.clock.set(0.023)
+    side.sack(cumulative=0, bitmap=0b110)
     assert [(type(p).__name__, p.psn) for p in side.posted()] == [("NackPacket", 1),
                                                                   ("WritePacket", 1)]
-    assert side.endpoint.qp_stats(QP).timeouts == 0
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.retransmits_gap, stats.loss_reports, stats.timeouts) == (1, 1, 0)
+
+
+def test_a_retransmission_is_judged_on_its_own_send_time() -> None:
+    side = rack_side()
+    send_at(side, 0.010)  # PSN 1, lost
+    send_at(side, 0.013)  # PSN 2
+    side.clock.set(0.023)
+    side.sack(cumulative=0, bitmap=0b10)
+    assert [p.psn for p in side.posted()] == [1, 1]  # report + retransmission at 23 ms
+    send_at(side, 0.024)  # PSN 3, 1 ms after the retransmission
+    send_at(side, 0.026)  # PSN 4, 3 ms after it
+    side.clock.set(0.034)
+    side.sack(cumulative=0, bitmap=0b110)
+    assert side.posted() == []  # the retransmission may still be on its way
+    side.clock.set(0.036)
+    side.sack(cumulative=0, bitmap=0b1110)
+    assert [(type(p).__name__, p.psn) for p in side.posted()] == [("NackPacket", 1),
+                                                                  ("WritePacket", 1)]
+
+
+def test_a_psn_the_sack_does_not_cover_is_not_declared_lost() -> None:
+    """The NIC reports one 64-PSN word per SACK: a PSN outside it (here between the
+    cumulative PSN + 1 and the bitmap's start) may have arrived."""
+    side = rack_side()
+    for when in (0.010, 0.0101, 0.0102):  # PSNs 1, 2, 3
+        send_at(side, when)
+    send_at(side, 0.020)  # PSN 4, long after
+    side.clock.set(0.030)
+    side.sack(cumulative=0, bitmap=0b1, offset=4)  # 4 arrived; 1 missing; 2, 3 unknown
+    assert [(type(p).__name__, p.psn) for p in side.posted()] == [("NackPacket", 1),
+                                                                  ("WritePacket", 1)]
+
+
+def test_reordering_within_the_window_is_not_a_loss() -> None:
+    side = rack_side()
+    side.endpoint.write(QP, bytes(3), 0)  # PSNs 1, 2, 3 at t = 10 ms
+    side.posted()
+    side.clock.advance(0.011)  # 2 and 3 arrive after 11 ms, before 1
+    side.sack(cumulative=0, bitmap=0b110)
+    assert side.posted() == []
+    # A probe is due at PSN 1's deadline: its send time + the recent round trip
+    # (11 ms) + the window (2.5 ms, + 1 ms of spread between the round trips).
+    assert side.endpoint.next_deadline() == pytest.approx(0.010 + 0.011 + 0.0035)
+    side.sack(cumulative=3)  # the late PSN 1 fills the hole
+    assert side.posted() == []
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.retransmits_gap, stats.loss_reports, stats.state_probes) == (0, 0, 0)
+
+
+def test_an_overtaken_psn_is_asked_about_by_a_probe_at_its_deadline() -> None:
+    side = rack_side()
+    side.endpoint.write(QP, bytes(3), 0)
+    side.posted()
+    side.clock.advance(0.011)
+    side.sack(cumulative=0, bitmap=0b110, ev=0x20005)
+    assert side.posted() == []
+    side.timer()  # PSN 1's deadline, long before the 1 s timeout
+    assert side.clock.now() == pytest.approx(0.0245)
+    probes = side.posted()
+    assert [(type(p).__name__, p.sport << 16 | p.flow_label) for p in probes] == [
+        ("ProbePacket", 0x20005)]  # on the EV of the latest data SACK
+    side.clock.advance(0.010)
+    side.sack(cumulative=0, bitmap=0b110, pr=SACK_PR_PROBE, ev=0x20005)  # still missing
+    assert [(type(p).__name__, p.psn) for p in side.posted()] == [("NackPacket", 1),
+                                                                  ("WritePacket", 1)]
+    stats = side.endpoint.qp_stats(QP)
+    assert (stats.state_probes, stats.timeouts) == (1, 0)
 
 
 # -- probes -------------------------------------------------------------------------------
