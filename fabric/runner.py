@@ -150,7 +150,7 @@ def transport_config(scenario: Scenario) -> TransportConfig:
     return TransportConfig(mtu=t.mtu, window=t.window, rto=t.rto_us / 1e6,
                            max_rto=t.max_rto_us / 1e6, fixed_retries=t.fixed_retries,
                            max_retries=t.max_retries, gap_threshold=t.gap_threshold,
-                           tail_ack_req=t.tail_ack_req)
+                           tail_ack_req=t.tail_ack_req, cc=t.cc, nscc=t.nscc)
 
 
 def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),

@@ -28,6 +28,9 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from host.nscc import NsccConfig
+from protocol.constants import NIC_RX_WINDOW
+
 from .workloads.specs import WORKLOAD_TYPES, WorkloadSpec, parse_size
 
 __all__ = ["Check", "Scenario", "ScenarioError", "Sweep", "load_scenario",
@@ -53,13 +56,15 @@ class NetworkSpec(_Strict):
 
 class TransportSpec(_Strict):
     mtu: int = Field(1024, ge=64, le=4096)
-    window: int = Field(64, ge=1, le=64)
+    window: int = Field(64, ge=1, le=NIC_RX_WINDOW)
     rto_us: float = Field(1000.0, gt=0)
     max_rto_us: float = Field(8000.0, gt=0)
     fixed_retries: int = Field(3, ge=0)
     max_retries: int = Field(30, ge=0)
     gap_threshold: int = Field(3, ge=1)
     tail_ack_req: int = Field(8, ge=1)
+    cc: Literal["none", "nscc"] = "none"  # congestion control (docs/congestion-and-loss.md)
+    nscc: NsccConfig = NsccConfig()
 
 
 class Failure(_Strict):
