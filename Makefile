@@ -32,7 +32,7 @@ test: setup
 	$(BIN)/pytest -q
 
 # Main job: parse and type-check every P4 program with our frontend, then run the
-# fabric demo (fabric/, README "The fabric demo"): the default scenarios on the small
+# fabric demo (fabric/, docs/fabric.md): the default scenarios on the small
 # fabrics in virtual time, a summary table, report.json and plots in out/.
 run: setup
 	@if [ -z "$(strip $(P4_PROGRAMS))" ]; then \

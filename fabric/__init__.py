@@ -2,7 +2,7 @@
 p4src/srv6_switch.p4, each running its P4 program in our executor, with host/ endpoints on
 the NICs' host ports.
 
-``python -m fabric run`` (README "The fabric demo"): the scenarios in
+``python -m fabric run`` (docs/fabric.md): the scenarios in
 ``fabric/scenarios/`` on a discrete-event network (``fabric.sim``: devices, cables,
 hosts in virtual time) that the controller programs over P4Runtime
 (``fabric.control``); ``runner`` makes one run, ``experiment`` a scenario's runs,

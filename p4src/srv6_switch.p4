@@ -55,7 +55,7 @@
  * metadata (switch_metadata_t); this file adapts it to v1model: ports, drops,
  * queue priority, counters, the data_queue_depth register, random() for the
  * ECN ramp, truncate().  p4src/tna/srv6_switch.p4 adapts the same controls to
- * Tofino (README "Architectures").
+ * Tofino (docs/architectures.md).
  *
  * Needs: p4c-bm2-ss (v1model), or `python -m behavioral_model`; the shared
  * files are included relative to this one, so no -I is needed.

@@ -1,6 +1,6 @@
 """The smart NIC for PNA (p4src/pna/mrc_nic.p4) on our target: the NIC's STF files
 run unchanged against it where the behaviour is the same on both architectures
-(README, "Architectures"), and each file that cannot hold says why.
+(docs/architectures.md), and each file that cannot hold says why.
 """
 
 from __future__ import annotations

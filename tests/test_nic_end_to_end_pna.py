@@ -1,7 +1,7 @@
 """The PNA NIC (p4src/pna/mrc_nic.p4) end to end: two of them back to back
 (fabric/back_to_back.py) with host/ endpoints, as tests/test_nic_end_to_end.py runs the
 v1model NIC. PNA has no multicast, so the receiving NIC delivers new data without its
-SACK (README, "Architectures"): a write still arrives intact, but only because the
+SACK (docs/architectures.md): a write still arrives intact, but only because the
 sender's timer retransmits every packet and the duplicates are SACKed, and the host's
 timeout loss reports retire EVs that lost nothing. This test pins that cost down.
 """

@@ -1,5 +1,5 @@
 """The NIC's P4Runtime names do not drift (as sonic-pins pins its P4Info): the
-controller (controller/plan/p4names.py), the PTF suites and the README spell them.
+controller (controller/plan/p4names.py), the PTF suites and the docs spell them.
 
 `tests/p4info_expected/mrc_nic.names` lists, one line each, every table with its
 keys and actions, every action with its parameters, every counter, register, digest

@@ -87,7 +87,7 @@ def test_the_tna_switch_has_the_v1model_names() -> None:
     v1model = _control_plane_names(PROGRAMS["srv6_switch"])
     tna = _control_plane_names(REPO / "p4src" / "tna" / "srv6_switch.p4")
     assert len(v1model) == 11
-    # The RED ramp's mask table is TNA's own (README "Architectures").
+    # The RED ramp's mask table is TNA's own (docs/architectures.md).
     assert tna - v1model == {"table SwitchEgress.ecn_ramp_mask ['SwitchEgress.set_ramp_mask']"}
     assert v1model <= tna
 

@@ -4,8 +4,8 @@
  * The same behaviour as p4src/srv6_switch.p4 (v1model): the controls of
  * ../include/switch/ do the work, on our own switch_metadata_t, and keep
  * their P4Info names (SwitchIngress.my_sid, ...; the Tofino compiler puts the
- * pipe's name in front).  This file adapts them to TNA; README
- * "Architectures (v1model, PNA, TNA)" has the table of what differs and why.
+ * pipe's name in front).  This file adapts them to TNA;
+ * docs/architectures.md has the table of what differs and why.
  *
  * A pipe is ingress parser, ingress, ingress deparser, the traffic manager
  * (TM), egress parser, egress, egress deparser (TNA docs).  Only packet bytes

@@ -1,6 +1,6 @@
 /*
  * Egress of the MRC fabric switch, architecture-neutral: packet-in toward the
- * CPU, the trim rewrite and the ECN decision (README "The fabric switch",
+ * CPU, the trim rewrite and the ECN decision (docs/switch.md,
  * docs/mrc-protocol.md section 6).  What needs the architecture is left to the
  * top level: cutting the packet (v1model truncate(), a truncating mirror
  * session on TNA), drawing the random number of the RED ramp, counters.

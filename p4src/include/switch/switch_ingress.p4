@@ -1,7 +1,7 @@
 /*
  * Ingress of the MRC fabric switch, architecture-neutral: local SIDs (uN, uA,
  * SRH End), routes, hop limit, queue class and the trim configuration of the
- * egress port (README "The fabric switch", docs/mrc-protocol.md sections 2
+ * egress port (docs/switch.md, docs/mrc-protocol.md sections 2
  * and 6).
  *
  * The tables and actions keep the P4Info names they have always had
