@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""Write pcaps of real MRC traffic: the NIC program in a bm switch process, recorded by
-its ``--pcap`` option, for looking at with Wireshark/tshark and the MRC dissector.
+"""Write pcaps of real MRC traffic, recorded by bm's ``--pcap`` option while the NIC
+and switch programs run, for looking at with Wireshark/tshark and the MRC dissector.
 
-    python tools/wireshark/capture_nic.py /tmp/mrc-pcap
-    tshark -X lua_script:tools/wireshark/mrc.lua -r /tmp/mrc-pcap/port1_out.pcap
+    python tools/wireshark/capture.py /tmp/mrc-pcap
+    tshark -X lua_script:tools/wireshark/mrc.lua -r /tmp/mrc-pcap/nic/port1_out.pcap
 
-It starts ``python -m behavioral_model switch p4src/mrc_nic.p4 --pcap DIR`` (nanomsg
-packet I/O on a socket in DIR, P4Runtime on a free loopback port), programs the NIC over
-P4Runtime as docs/mrc-nic.md section 2 says (one QP, 2 EVs on each of 2 planes, plane 0
-on port 1 and plane 1 on port 2, the host on port 0), then plays a short exchange with
-protocol/'s scapy layers: the host posts every write opcode, a probe and a loss report;
-the peer sends data (one ECN-CE, one trimmed, one trimmed on the last hop, one out of
-the window), a probe, a SACK with each mark and a NACK with each reason. The NIC's
-answers (encapsulated data with uSID carriers, SACKs, NACKs, decapsulated deliveries)
-are what the pcaps hold: DIR/portN_in.pcap and DIR/portN_out.pcap per port.
+1. The NIC: ``python -m behavioral_model switch p4src/mrc_nic.p4 --pcap DIR/nic``
+   (nanomsg packet I/O on a socket in that folder, P4Runtime on a free loopback port),
+   programmed over P4Runtime as docs/mrc-nic.md section 2 says: one QP, 2 EVs on each
+   of 2 planes, plane 0 on port 1 and plane 1 on port 2, the host on port 0. It plays a
+   short exchange built with protocol/'s scapy layers: the host posts every write
+   opcode, a probe and a loss report; the peer sends data (asking for an ACK, ECN-CE,
+   trimmed, trimmed on the last hop, far out of the window), a probe, a SACK with each
+   mark and a NACK with each reason. The pcaps hold the NIC's answers: encapsulated
+   data with uSID carriers, SACKs, NACKs and decapsulated deliveries.
+2. Plane 0's T0: ``p4src/srv6_switch.p4 --pcap DIR/t0``. Every frame the NIC sent on
+   plane 0 enters on port 3; the T0 shifts its own uSID out of the carrier and forwards
+   by the T1 uSID, trimming (DSCP 12, payload cut) on port 1.
+
+Each folder gets portN_in.pcap and portN_out.pcap per port, and the switch's log.
 """
 
 from __future__ import annotations
@@ -54,12 +59,14 @@ from protocol.headers import (
     MrcProbe,
     MrcSack,
     MrcSackCongestion,
+    carrier_usids,
     dscp_ecn_tc,
     usid_carrier,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAM = ROOT / "p4src" / "mrc_nic.p4"
+NIC_PROGRAM = ROOT / "p4src" / "mrc_nic.p4"
+SWITCH_PROGRAM = ROOT / "p4src" / "srv6_switch.p4"
 START_TIMEOUT = 120.0  # s for the switch to compile the program and answer on gRPC
 FRAME_TIMEOUT = 20.0   # s to wait for each frame the NIC must send
 
@@ -214,58 +221,117 @@ def steps() -> list[Step]:
     return out
 
 
+# ---- the T0 switch (p4src/srv6_switch.p4) --------------------------------------------
+def program_t0(session: P4RuntimeSession, t1_usids: list[int]) -> None:
+    """Plane 0's T0 as the NIC's carriers expect it: its own uSID (the NIC's source T0)
+    is shifted out (uN), the first of ``t1_usids`` is behind port 1, every other T1
+    behind port 2, and port 1 trims every trimmable packet (threshold 0), as a
+    congested uplink would."""
+    p4 = P4InfoHelper(session.get_p4info())
+    block_bits = c.USID_BLOCK_BITS + c.USID_BITS
+    my_usid = c.USID_BLOCK_DEFAULT << (128 - c.USID_BLOCK_BITS) | plane_usid(0, 0x10) << (
+        128 - block_bits)
+    updates = [p4.table_entry("my_sid", {"dst_addr": (my_usid, block_bits)}, "usid_un",
+                              {"end_to_cpu": 0}),
+               p4.table_entry("trim_config", {"egress_port": 1}, "set_trim_threshold",
+                              {"threshold": 0, "last_hop": 0})]
+    for index, t1 in enumerate(t1_usids):
+        port = 1 if index == 0 else 2
+        updates.append(p4.table_entry(
+            "usid_route", {"dst_usid_prefix": c.USID_BLOCK_DEFAULT << c.USID_BITS | t1},
+            "set_next_hop", {"port": port, "next_hop_mac": 0x0200000002_00 | port}))
+    session.write([update(p4runtime_pb2.Update.INSERT, u) for u in updates])
+
+
+def _t1_of(frame: bytes) -> int:
+    """The T1 uSID of a frame the NIC sent: the second uSID of its carrier."""
+    return carrier_usids(Ether(frame)[IPv6].dst)[1][1]
+
+
 # ---- running ---------------------------------------------------------------------------
 @contextmanager
-def nic_process(directory: Path, program: Path) -> Iterator[tuple[P4RuntimeSession, str]]:
+def device(directory: Path, program: Path) -> Iterator[tuple[P4RuntimeSession, pynng.Pair0]]:
     """``python -m behavioral_model switch PROGRAM --pcap DIRECTORY``: yields a P4Runtime
-    session and the nanomsg address of its ports; stops the process on exit."""
-    grpc_addr = f"127.0.0.1:{free_tcp_port()}"
-    ipc = f"ipc://{directory / 'nic.ipc'}"
-    log = (directory / "switch.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "behavioral_model", "switch", str(program), "--packet-in", ipc,
-         "--grpc-server-addr", grpc_addr, "--pcap", str(directory), "--priority-queues", "8",
-         "--log-level", "warn", "--log-console"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_for_grpc(grpc_addr, timeout=START_TIMEOUT, alive=lambda: proc.poll() is None)
-        session = P4RuntimeSession(grpc_addr)
-        session.connect()
-        try:
-            yield session, ipc
-        finally:
-            session.close()
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-def capture(directory: Path, program: Path = PROGRAM) -> dict[str, int]:
-    """Run the exchange through ``program`` and leave its pcaps in ``directory``;
-    returns {pcap file name: frames}."""
+    session and a nanomsg socket on its ports; stops the process on exit."""
     directory.mkdir(parents=True, exist_ok=True)
+    grpc_addr = f"127.0.0.1:{free_tcp_port()}"
+    ipc = f"ipc://{directory / 'ports.ipc'}"
+    with (directory / "switch.log").open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "behavioral_model", "switch", str(program),
+             "--packet-in", ipc, "--grpc-server-addr", grpc_addr, "--pcap", str(directory),
+             "--priority-queues", "8", "--log-level", "warn", "--log-console"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_grpc(grpc_addr, timeout=START_TIMEOUT, alive=lambda: proc.poll() is None)
+            with P4RuntimeSession(grpc_addr) as session, pynng.Pair0(
+                    recv_timeout=int(FRAME_TIMEOUT * 1000), send_timeout=5000) as ports:
+                session.connect()
+                ports.dial(ipc, block=True)
+                yield session, ports
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _send(ports: pynng.Pair0, port: int, frame: bytes) -> None:
+    ports.send(pack_message(MSG_PACKET_IN, port, len(frame), frame))
+
+
+def _receive(ports: pynng.Pair0, what: str) -> tuple[int, bytes]:
+    """The next frame a device sends: (port, frame)."""
+    try:
+        msg_type, port, _, body = unpack_message(ports.recv())
+    except pynng.Timeout:
+        raise RuntimeError(f"no frame from the {what} within {FRAME_TIMEOUT:.0f} s") from None
+    if msg_type != MSG_PACKET_OUT:
+        raise RuntimeError(f"the {what} sent nanomsg message type {msg_type}")
+    return port, body
+
+
+def run_nic(directory: Path, program: Path = NIC_PROGRAM) -> list[bytes]:
+    """The exchange through the NIC, recorded in ``directory``; returns the frames the
+    NIC sent on plane 0's port."""
     barrier = _posted(_write(c.OPCODE_WRITE_ONLY))
     barrier[RETH].virtual_addr = BARRIER_ADDR
-    with nic_process(directory, program) as (session, ipc):
+    plane0: list[bytes] = []
+    with device(directory, program) as (session, ports):
         program_nic(session)
-        with pynng.Pair0(recv_timeout=int(FRAME_TIMEOUT * 1000), send_timeout=5000) as peer:
-            peer.dial(ipc, block=True)
-            for step in [*steps(), Step("barrier", c.NIC_HOST_PORT, barrier)]:
-                frame = bytes(step.frame)
-                peer.send(pack_message(MSG_PACKET_IN, step.port, len(frame), frame))
-            while True:
-                try:
-                    msg_type, _, _, body = unpack_message(peer.recv())
-                except pynng.Timeout:
-                    raise RuntimeError("the NIC did not send the last posted write") from None
-                if msg_type == MSG_PACKET_OUT and _is_barrier(body):
-                    break
-    return {p.name: len(read_pcap(p)) for p in sorted(directory.glob("*.pcap"))}
+        for step in [*steps(), Step("barrier", c.NIC_HOST_PORT, barrier)]:
+            _send(ports, step.port, bytes(step.frame))
+        while True:
+            port, frame = _receive(ports, "NIC")
+            if port == 1 + PLANES[0]:
+                plane0.append(frame)
+            if _is_barrier(frame):
+                return plane0
+
+
+def run_t0(directory: Path, frames: list[bytes], program: Path = SWITCH_PROGRAM) -> None:
+    """``frames`` (from the NIC) into plane 0's T0 on its NIC-facing port 3, recorded in
+    ``directory``; every frame comes out, shifted, the data trimmed on port 1."""
+    with device(directory, program) as (session, ports):
+        # The first frame is data: its T1 goes behind the trimming port.
+        t1s = [_t1_of(f) for f in frames]
+        program_t0(session, sorted(set(t1s), key=t1s.index))
+        for frame in frames:
+            _send(ports, 3, frame)
+        for count in range(len(frames)):
+            _receive(ports, f"T0 switch ({count} of {len(frames)} frames came out)")
+
+
+def capture(directory: Path, nic_program: Path = NIC_PROGRAM,
+            switch_program: Path = SWITCH_PROGRAM) -> dict[str, int]:
+    """Both captures: DIRECTORY/nic/ and DIRECTORY/t0/; returns {pcap path relative to
+    DIRECTORY: frames}."""
+    frames = run_nic(directory / "nic", nic_program)
+    run_t0(directory / "t0", frames, switch_program)
+    return {str(p.relative_to(directory)): len(read_pcap(p))
+            for p in sorted(directory.glob("*/*.pcap"))}
 
 
 def _is_barrier(frame: bytes) -> bool:
@@ -275,20 +341,26 @@ def _is_barrier(frame: bytes) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Run the MRC NIC program in a bm switch process with --pcap, play a "
+        description="Write pcaps of real MRC traffic for tshark -X "
+                    "lua_script:tools/wireshark/mrc.lua (docs/wireshark.md). The NIC "
+                    "program runs in a bm switch process with --pcap DIR/nic and plays a "
                     "short exchange (every write opcode, probes, SACKs with every mark, "
-                    "NACKs with every reason) and leave portN_in.pcap / portN_out.pcap "
-                    "in DIR, to open with tshark -X lua_script:tools/wireshark/mrc.lua "
-                    "(docs/wireshark.md).")
+                    "NACKs with every reason); the frames it sends on plane 0 then cross "
+                    "the T0 switch program (--pcap DIR/t0), which shifts their carriers "
+                    "and trims the data on one port. Each folder gets portN_in.pcap and "
+                    "portN_out.pcap per port.")
     parser.add_argument("directory", metavar="DIR", type=Path,
                         help="where to write the pcaps (created if missing)")
-    parser.add_argument("--program", type=Path, default=PROGRAM,
+    parser.add_argument("--nic-program", type=Path, default=NIC_PROGRAM,
                         help="the NIC program (default: p4src/mrc_nic.p4)")
+    parser.add_argument("--switch-program", type=Path, default=SWITCH_PROGRAM,
+                        help="the switch program (default: p4src/srv6_switch.p4)")
     args = parser.parse_args(argv)
-    if not args.program.is_file():
-        parser.error(f"{args.program}: no such file")
+    for program in (args.nic_program, args.switch_program):
+        if not program.is_file():
+            parser.error(f"{program}: no such file")
     try:
-        counts = capture(args.directory, args.program)
+        counts = capture(args.directory, args.nic_program, args.switch_program)
     except (OSError, RuntimeError, TimeoutError) as error:
         print(f"capture failed: {error}", file=sys.stderr)
         return 1
