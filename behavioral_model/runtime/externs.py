@@ -12,6 +12,8 @@ here reads a clock.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import MutableSequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
@@ -98,6 +100,17 @@ class CounterArray:
 # -- registers ------------------------------------------------------------------------
 
 
+def _cells(width: int, size: int) -> MutableSequence[int]:
+    """``size`` zero cells of ``width`` bits: a typed array of the narrowest machine
+    word that holds them (1, 2, 4 or 8 bytes a cell where a list takes 8 plus an int
+    object per distinct value: a NIC's registers are millions of cells), a list for
+    wider ones."""
+    for code in ("B", "H", "I", "Q"):
+        if width <= array(code).itemsize * 8:
+            return array(code, bytes(array(code).itemsize * size))
+    return [0] * size
+
+
 class RegisterArray:
     """``register<bit<width>>(size)``; every cell starts at 0. ``values`` are the
     cells: generated pipelines index them directly (the same bounds rule as ``read``
@@ -108,7 +121,7 @@ class RegisterArray:
         self.size = size
         self.width = width
         self.mask = (1 << width) - 1
-        self.values = [0] * size
+        self.values = _cells(width, size)
 
     def read(self, index: int) -> int:
         """Data plane: the value at ``index``; 0 when out of range (BMv2 logs an
@@ -137,7 +150,7 @@ class RegisterArray:
         self.values[index] = value
 
     def reset(self) -> None:
-        self.values[:] = [0] * self.size
+        self.values[:] = _cells(self.width, self.size)  # type: ignore[index]
 
 
 # -- meters ---------------------------------------------------------------------------
