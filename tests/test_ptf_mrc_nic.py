@@ -15,7 +15,7 @@ pytest.importorskip("ptf")
 pytest.importorskip("pynng")
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
-# One class per behaviour of p4src/mrc_nic.p4 (issue 8, item 3), by module.
+# One class per behaviour of p4src/mrc_nic.p4 (issues 8 and 16), by module.
 TEST_CLASSES = {
     "nic_transmit.SprayTest", "nic_transmit.PartialRotationTest",
     "nic_transmit.TwoQpPsnTest",
@@ -23,7 +23,7 @@ TEST_CLASSES = {
     "nic_receive.DuplicateTest", "nic_receive.OutOfWindowTest",
     "nic_receive.TrimmedNackTest", "nic_receive.CeSackTest",
     "nic_receive.SackCoalescingTest", "nic_receive.AckReqSackTest",
-    "nic_receive.ProbeAnswerTest",
+    "nic_receive.ProbeAnswerTest", "nic_receive.WindowWordsTest",
     "nic_sender.SkipOnceTest", "nic_sender.TrimNackSenderTest",
     "nic_sender.AlwaysSkipRetireTest", "nic_sender.HostLossReportTest",
     "nic_sender.FloorTest", "nic_sender.ProbeRestoreTest",
@@ -34,6 +34,10 @@ TEST_CLASSES = {
     "nic_drops.BadOpcodeDropTest", "nic_drops.NotLocalDropTest",
     "nic_drops.NotMrcDropTest", "nic_drops.BadPacketOutTest", "nic_drops.NoEvDropTest",
     "nic_drops.NoPathDropTest",
+    "nic_failover.RetransmitOtherEvTest", "nic_failover.LossReportBlamesLatestTransmissionTest",
+    "nic_failover.PsnEvWholeWindowTest", "nic_failover.LocalPlaneDownTest",
+    "nic_failover.PlaneDownFirstUseTest", "nic_failover.PortStatusSendTest",
+    "nic_failover.PortStatusReceiveTest",
 }
 
 

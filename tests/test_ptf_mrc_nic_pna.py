@@ -29,6 +29,7 @@ SKIPPED_ON_PNA = {
     "nic_receive.SackCoalescingTest": NO_MULTICAST,
     "nic_receive.AckReqSackTest": NO_MULTICAST,
     "nic_receive.ProbeAnswerTest": NO_MULTICAST,
+    "nic_receive.WindowWordsTest": NO_MULTICAST,
 }
 
 

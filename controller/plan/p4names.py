@@ -30,6 +30,8 @@ PLANE_PORT = "NicIngress.path.plane_port"
 SET_PLANE_PORT = "NicIngress.path.set_plane_port"
 QP_PLANE = "NicIngress.path.qp_plane"
 SET_QP_PATH = "NicIngress.path.set_qp_path"
+NIC_PLANES = "NicIngress.lookup.nic_planes"
+SET_PLANES_DOWN = "NicIngress.lookup.set_planes_down"
 EV_EVENT_DIGEST = "ev_event_t"
 
 # ---- counters the controller reads (health) -----------------------------------------------

@@ -15,14 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from controller.plan import CONTROLLER_MAC
 from host.codec import Route, encode_probe
 
 FIRST_INTERVAL_S = 0.05
 MAX_INTERVAL_S = 2.0
 MAX_PROBES = 20
-# Source MAC of the controller's probe frames: locally administered, 'C' [ours]. The
-# NIC's transmit path rewrites both MACs, like for frames the host posts.
-CONTROLLER_MAC = bytes.fromhex("02430000ff01")
 _CONN_ID_MASK = 0xFFFF
 
 

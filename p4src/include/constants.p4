@@ -134,8 +134,19 @@ const bit<32> NIC_EV_SLOTS = 256;           // slots per QP: the sprayed set
 const bit<32> NIC_EV_IDS = 512;             // EV ids per QP: slots' own + backups
 const bit<32> NIC_EV_BACKUP_BASE = 256;     // backups of plane p: base + p * per_plane + i
 const bit<32> NIC_MAX_PLANES = 8;
-const bit<32> NIC_PSN_TRACK = 256;          // PSNs per QP whose EV is remembered
-const bit<32> NIC_RX_WINDOW = 64;           // receive window: one 64-bit bitmap
+// The receive window is MPR x 128 PSNs [public]; MPR 8 [ours] covers a rotation of
+// 256 EVs four times over, so one lost PSN does not stall a QP.
+const bit<32> NIC_RX_MPR = 8;
+const bit<32> NIC_RX_WINDOW = 1024;         // NIC_RX_MPR * 128
+// The window's bits: words of 64 PSNs indexed by the PSN (word psn[10:6], bit
+// psn[5:0]); twice the window, so the at most 17 words one window spans never
+// alias.  One packet moves the cumulative PSN over at most NIC_RX_ADVANCE_WORDS
+// complete words; later packets continue (bounded work per pass).
+const bit<32> NIC_RX_WORDS = 32;
+const bit<32> NIC_RX_ADVANCE_WORDS = 2;
+// PSNs per QP whose latest transmission's EV is remembered (psn_ev): the whole
+// window, so every loss report blames the EV that carried the lost copy.
+const bit<32> NIC_PSN_TRACK = 1024;
 // Bounded searches: slots one packet may check for a usable EV, backups one
 // retirement may check for a spare of the same plane.
 const bit<32> NIC_EV_SEARCH = 4;
@@ -152,10 +163,13 @@ const bit<32> EV_PLANE_SHIFT = 29;
 const bit<32> EV_ID_BITS = 9;
 const bit<32> USID_PLANE_SHIFT = 13;
 
-// State of an EV slot (register ev_slot_state).
+// State of an EV slot (register ev_slot_state, bits [1:0]).
 const bit<2> EV_SLOT_GOOD = 0;
 const bit<2> EV_SLOT_SKIP = 1;              // left out of its next turn (ECN echo, trim)
 const bit<2> EV_SLOT_EMPTY = 2;             // retired with no backup to refill it
+// ev_slot_state bits [5:2]: the slot's plane + 1, learnt when the NIC first sends
+// on the slot (0: not yet known), so the rotation can pass a plane that is down.
+const bit<32> EV_SLOT_PLANE_SHIFT = 2;
 
 // Where an EV id is (register ev_pool_state).  0 is the state the controller
 // configured: ids below the QP's ev_slots sit in their own slot, the others
@@ -174,6 +188,9 @@ const bit<8> EV_EVENT_FLOOR = 4;            // not retired: the QP is at its flo
 // A NACK the host posts on the host port to report a PSN lost without a trim
 // (timeout, or a gap later SACKs never filled); the NIC consumes it.
 const bit<8> NACK_HOST_LOSS_REPORT = 0xF0;
+// A port-status update (docs/mrc-nic.md 3.1): a NACK whose vendor byte is the
+// sending NIC's planes-down mask; the peer NIC stops using those planes toward it.
+const bit<8> NACK_PORT_STATUS = 0xF1;
 // sack.pr = 1: this SACK answers a probe.
 const bit<1> SACK_PR_PROBE = 1;
 
@@ -188,6 +205,7 @@ const bit<8> NIC_DROP_NO_EV = 7;            // the chosen slot's EV is not confi
 const bit<8> NIC_DROP_NO_PATH = 8;          // no plane_port / qp_plane entry
 const bit<8> NIC_DROP_BAD_PACKET_OUT = 9;
 const bit<8> NIC_DROP_NOT_ENCAPSULATED = 10; // from the fabric without inner IPv6
+const bit<8> NIC_DROP_PLANE_DOWN = 11;      // a never-used slot's EV was on a down plane
 const bit<32> NIC_DROP_REASON_COUNT = 16;
 
 // Indexes of the NIC's event_counter: what happened that is not a drop.
@@ -202,6 +220,7 @@ const bit<32> NIC_EVENT_STALE_REPORT = 7;   // about an EV no longer in a slot
 const bit<32> NIC_EVENT_NO_BACKUP = 8;      // retired, slot left empty
 const bit<32> NIC_EVENT_PROBE_OK = 9;       // probe answer for a retired EV
 const bit<32> NIC_EVENT_LOSS_REPORT = 10;   // host loss reports received
+const bit<32> NIC_EVENT_PORT_STATUS = 11;   // port-status updates received from peers
 const bit<32> NIC_EVENT_COUNT = 16;
 
 #endif  /* _MRC_CONSTANTS_P4_ */

@@ -137,7 +137,11 @@ control NicIngress(inout headers_t hdr,
     NicDecap() decap;
     NicReplyBuilder() reply;
     // Named like v1model's digest, which P4Info names after its type.
+    // p4c-dpdk 1.2.5 refuses Digest.pack ("Unknown extern function"): its
+    // build sends no EV events (docs/mrc-nic.md section 8).
+#ifndef NIC_PNA_DPDK
     @name(".ev_event_t") Digest<ev_event_t>() ev_event_digest;
+#endif
 
     apply {
         meta.ingress_port = (bit<9>)(PortIdUint_t)istd.input_port;
@@ -156,9 +160,11 @@ control NicIngress(inout headers_t hdr,
         work.apply(hdr, meta);
         ev.apply(meta);
         settle.apply(hdr, meta);
+#ifndef NIC_PNA_DPDK
         if (meta.event_reason != 0) {
             ev_event_digest.pack(meta.event);
         }
+#endif
         path.apply(meta);
         forward.apply(hdr, meta);
 

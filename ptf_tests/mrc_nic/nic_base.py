@@ -221,7 +221,7 @@ class MrcNicTest(P4RuntimeTest):
 
     # -- receive-side exchanges (section 4) -------------------------------------------------
     def expect_delivered_and_sack(self, qp: Qp, data: Packet, *, cumulative_psn: int,
-                                  bitmap: int, received_bytes: int,
+                                  offset: int, bitmap: int, received_bytes: int,
                                   mark: int = SACK_MARK_NONE,
                                   bth_flags_open: bool = False) -> None:
         """``data`` arrives: delivered to the host decapsulated *and* answered at once
@@ -230,8 +230,8 @@ class MrcNicTest(P4RuntimeTest):
         self.skip_on_pna("no multicast in pna.p4: one packet leaves per pass, so the "
                          "data is delivered and its SACK is not sent")
         self.inject(data)
-        sack = sack_reply(data, qp, cumulative_psn=cumulative_psn, bitmap=bitmap,
-                          received_bytes=received_bytes, mark=mark)
+        sack = sack_reply(data, qp, cumulative_psn=cumulative_psn, offset=offset,
+                          bitmap=bitmap, received_bytes=received_bytes, mark=mark)
         self.expect_packets([(self.delivered_mask(data), HOST_PORT),
                              (self.reply_mask(sack, bth_flags_open=bth_flags_open),
                               self.plane_port_of(data))])
@@ -241,13 +241,13 @@ class MrcNicTest(P4RuntimeTest):
         self.inject(data)
         self.expect_packets([(self.delivered_mask(data), HOST_PORT)])
 
-    def expect_sack_only(self, qp: Qp, data: Packet, *, cumulative_psn: int, bitmap: int,
-                         received_bytes: int, pr: int = 0) -> None:
+    def expect_sack_only(self, qp: Qp, data: Packet, *, cumulative_psn: int, offset: int,
+                         bitmap: int, received_bytes: int, pr: int = 0) -> None:
         """``data`` (a duplicate or a probe) arrives: a SACK on its plane, no delivery."""
         self.skip_reply_with_payload_on_pna(data)
         self.inject(data)
-        sack = sack_reply(data, qp, cumulative_psn=cumulative_psn, bitmap=bitmap,
-                          received_bytes=received_bytes, pr=pr)
+        sack = sack_reply(data, qp, cumulative_psn=cumulative_psn, offset=offset,
+                          bitmap=bitmap, received_bytes=received_bytes, pr=pr)
         self.expect_packets([(self.reply_mask(sack), self.plane_port_of(data))])
 
     def expect_nack_only(self, qp: Qp, data: Packet, reason: int) -> None:

@@ -32,6 +32,7 @@ from protocol.constants import (
     NIC_EV_BACKUP_BASE,
     NIC_HOP_LIMIT,
     NIC_HOST_PORT,
+    NIC_RX_MPR,
     OPCODE_NACK,
     OPCODE_PROBE,
     OPCODE_SACK,
@@ -357,21 +358,22 @@ def _reply_bth(data: Packet, qp: Qp, opcode: int) -> Packet:
     return bth
 
 
-def sack_reply(data: Packet, qp: Qp, *, cumulative_psn: int, bitmap: int,
+def sack_reply(data: Packet, qp: Qp, *, cumulative_psn: int, offset: int, bitmap: int,
                received_bytes: int, mark: int = SACK_MARK_NONE, pr: int = 0) -> Packet:
     """The SACK answering ``data`` (section 4.3): ack_psn_offset = PSN - cumulative PSN
     (0 for probes), echoed EV, connection ids = low 16 bits of the local / remote QPN,
-    mpr 0, sack_offset 1, the bitmap, then received_bytes in the congestion block
+    mpr NIC_RX_MPR (8), one 64-PSN window word ``bitmap`` whose bit 0 is PSN
+    cumulative + ``offset`` (sack_offset), then received_bytes in the congestion block
     (other fields 0)."""
     psn = data[BTH].psn
-    offset = 0 if pr else (psn - cumulative_psn) & 0xFFFF
-    if offset >= 0x8000:
-        offset -= 0x10000
+    ack_offset = 0 if pr else (psn - cumulative_psn) & 0xFFFF
+    if ack_offset >= 0x8000:
+        ack_offset -= 0x10000
     transport = (_reply_bth(data, qp, OPCODE_SACK)
-                 / MrcSack(mark=mark, pr=pr, ack_psn_offset=offset, echoed_ev=ev_of(data),
+                 / MrcSack(mark=mark, pr=pr, ack_psn_offset=ack_offset, echoed_ev=ev_of(data),
                            src_conn_id=qp.local_conn_id, dst_conn_id=qp.remote_conn_id,
-                           cumulative_psn=cumulative_psn & 0xFFFFFF, mpr=0, sack_offset=1,
-                           sack_bitmap=bitmap)
+                           cumulative_psn=cumulative_psn & 0xFFFFFF, mpr=NIC_RX_MPR,
+                           sack_offset=offset, sack_bitmap=bitmap)
                  / MrcSackCongestion(received_bytes=received_bytes & 0xFFFFFF))
     return _reply(data, qp, transport, SACK_UDP_LEN)
 

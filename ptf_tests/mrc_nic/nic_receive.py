@@ -1,8 +1,12 @@
 """mrc_nic.p4 PTF tests: the receive path (docs/mrc-nic.md sections 4.1 to 4.3).
 
-Every test starts from a fresh QP (rx_expected 0, empty bitmap, no bytes received), so
-the expected window is written out by hand: ``cumulative_psn = expected - 1``, bitmap bit
-i = PSN ``expected + i`` arrived, ``received_bytes`` = the sum of the inner IPv6 payload
+Every test starts from a fresh QP (rx_expected 0, empty window, no bytes received), so
+the expected window is written out by hand: ``cumulative_psn = expected - 1``; the SACK
+carries one 64-PSN window word, the one holding the arriving PSN (for probes and PSNs
+behind the window: the one holding ``expected``), with ``offset`` (sack_offset) = the
+word's first PSN - cumulative, so bit i of ``bitmap`` is PSN ``cumulative + offset + i``
+(4.3); for word 0 (PSNs 0..63) that is ``offset = 1 - expected`` and the bitmap is the
+set of PSNs that arrived. ``received_bytes`` = the sum of the inner IPv6 payload
 lengths delivered (WRITE_INNER_PLEN = 104 per write here). A SACK that answers a new
 packet includes that packet (it is delivered in the same pass; assumed, 4.3 says "the
 QP's delivered ... bytes").
@@ -44,8 +48,9 @@ EV0, EV1, EV2, EV3 = PEER_EVS
 class ReceiveInOrderTest(MrcNicTest):
     """PSNs 0, 1, 2 in order (sack_every 1), over both planes: each is delivered to the
     host decapsulated (inner IPv6 as sent, UDP, BTH with DestQP = local QPN) and
-    SACKed on the plane it came from: cumulative = PSN, bitmap 0, ack_psn_offset 0,
-    echoed EV, received bytes 104, 208, 312. qp_rx_counter +3, SACK_SENT +3."""
+    SACKed on the plane it came from: cumulative = PSN, word 0 = PSNs 0..PSN at offset
+    -PSN, ack_psn_offset 0, echoed EV, received bytes 104, 208, 312. qp_rx_counter +3,
+    SACK_SENT +3."""
 
     def runTest(self) -> None:
         qp = self.new_qp(sack_every=1)
@@ -53,30 +58,31 @@ class ReceiveInOrderTest(MrcNicTest):
         sacks_before = self.counter("event_counter", NIC_EVENT_SACK_SENT)
         for psn, ev in ((0, EV0), (1, EV1), (2, EV2)):
             self.expect_delivered_and_sack(qp, fabric_data(qp, ev, psn), cumulative_psn=psn,
-                                           bitmap=0, received_bytes=B * (psn + 1))
+                                           offset=-psn, bitmap=(2 << psn) - 1,
+                                           received_bytes=B * (psn + 1))
         self.assertEqual(self.counter("qp_rx_counter", qp.qp_index) - rx_before, 3)
         self.assertEqual(self.counter("event_counter", NIC_EVENT_SACK_SENT) - sacks_before,
                          3)
 
 
 class ReceiveOutOfOrderTest(MrcNicTest):
-    """Out of order (sack_every 1): PSN 2 first -> delivered, bit 2, cumulative
-    0xFFFFFF, offset 3; PSN 0 -> expected 1, the bitmap now starts at PSN 1 (0b10),
-    cumulative 0; PSN 1 fills the gap -> expected 3, bitmap 0, cumulative 2, offset -1;
-    PSN 5 -> bit 2 again (5 = 3 + 2), offset 3. Every one delivered."""
+    """Out of order (sack_every 1): PSN 2 first -> delivered, word 0 = 0b100,
+    cumulative 0xFFFFFF, offset 1; PSN 0 -> expected 1, cumulative 0, 0b101 at offset 0;
+    PSN 1 fills the gap -> expected 3, cumulative 2, 0b111 at offset -2; PSN 5 ->
+    0b100111 at offset -2. Every one delivered."""
 
     def runTest(self) -> None:
         qp = self.new_qp(sack_every=1)
-        steps = [  # (psn, EV, cumulative, bitmap)
-            (2, EV1, NO_PSN, 0b100),
-            (0, EV0, 0, 0b10),
-            (1, EV3, 2, 0),
-            (5, EV2, 2, 0b100),
+        steps = [  # (psn, EV, cumulative, offset, bitmap)
+            (2, EV1, NO_PSN, 1, 0b100),
+            (0, EV0, 0, 0, 0b101),
+            (1, EV3, 2, -2, 0b111),
+            (5, EV2, 2, -2, 0b100111),
         ]
-        for n, (psn, ev, cumulative, bitmap) in enumerate(steps, 1):
+        for n, (psn, ev, cumulative, offset, bitmap) in enumerate(steps, 1):
             self.expect_delivered_and_sack(qp, fabric_data(qp, ev, psn),
-                                           cumulative_psn=cumulative, bitmap=bitmap,
-                                           received_bytes=B * n)
+                                           cumulative_psn=cumulative, offset=offset,
+                                           bitmap=bitmap, received_bytes=B * n)
 
 
 class DuplicateTest(MrcNicTest):
@@ -90,34 +96,36 @@ class DuplicateTest(MrcNicTest):
         rx_before = self.counter("qp_rx_counter", qp.qp_index)
         dup_before = self.counter("event_counter", NIC_EVENT_DUPLICATE)
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0), cumulative_psn=0,
-                                       bitmap=0, received_bytes=B)
-        self.expect_sack_only(qp, fabric_data(qp, EV1, 0), cumulative_psn=0, bitmap=0,
-                              received_bytes=B)
+                                       offset=0, bitmap=0b1, received_bytes=B)
+        self.expect_sack_only(qp, fabric_data(qp, EV1, 0), cumulative_psn=0, offset=0,
+                              bitmap=0b1, received_bytes=B)
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV2, 2), cumulative_psn=0,
-                                       bitmap=0b10, received_bytes=2 * B)
-        self.expect_sack_only(qp, fabric_data(qp, EV3, 2), cumulative_psn=0, bitmap=0b10,
-                              received_bytes=2 * B)
+                                       offset=0, bitmap=0b101, received_bytes=2 * B)
+        self.expect_sack_only(qp, fabric_data(qp, EV3, 2), cumulative_psn=0, offset=0,
+                              bitmap=0b101, received_bytes=2 * B)
         self.assertEqual(self.counter("qp_rx_counter", qp.qp_index) - rx_before, 2)
         self.assertEqual(self.counter("event_counter", NIC_EVENT_DUPLICATE) - dup_before, 2)
 
 
 class OutOfWindowTest(MrcNicTest):
-    """The 64-PSN window (NIC_RX_WINDOW), expected 0: PSN 64 (d = 64) and 0x7FFFFF
-    (d = 2^23 - 1) are NACKed PSN_OUT_OF_WINDOW with nack_psn = the PSN and not
-    delivered; 0x800000 (d = 2^23) is behind, a duplicate: SACK, offset 0x800000 -
-    0xFFFFFF = 1 (16 bits); PSN 63 (d = 63) is new: bit 63. event_counter
-    OUT_OF_WINDOW +2, NACK_SENT +2, DUPLICATE +1."""
+    """The 1,024-PSN window (NIC_RX_WINDOW), expected 0: PSN 1024 (d = 1024) and
+    0x7FFFFF (d = 2^23 - 1) are NACKed PSN_OUT_OF_WINDOW with nack_psn = the PSN and not
+    delivered; 0x800000 (d = 2^23) is behind, a duplicate: SACK of expected's word 0
+    (empty, offset 0 - 0xFFFFFF = 1), ack_psn_offset 0x800000 - 0xFFFFFF = 1 (16 bits);
+    PSN 1023 (d = 1023) is new: bit 63 of word 15 (PSNs 960..1023), reported at offset
+    960 - 0xFFFFFF = 961. event_counter OUT_OF_WINDOW +2, NACK_SENT +2, DUPLICATE +1."""
 
     def runTest(self) -> None:
         qp = self.new_qp(sack_every=1)
         before = {e: self.counter("event_counter", e) for e in (
             NIC_EVENT_OUT_OF_WINDOW, NIC_EVENT_NACK_SENT, NIC_EVENT_DUPLICATE)}
-        for psn, ev in ((64, EV0), (0x7FFFFF, EV1)):
+        for psn, ev in ((1024, EV0), (0x7FFFFF, EV1)):
             self.expect_nack_only(qp, fabric_data(qp, ev, psn), NACK_PSN_OUT_OF_WINDOW)
         self.expect_sack_only(qp, fabric_data(qp, EV2, 0x800000), cumulative_psn=NO_PSN,
-                              bitmap=0, received_bytes=0)
-        self.expect_delivered_and_sack(qp, fabric_data(qp, EV3, 63), cumulative_psn=NO_PSN,
-                                       bitmap=1 << 63, received_bytes=B)
+                              offset=1, bitmap=0, received_bytes=0)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV3, 1023),
+                                       cumulative_psn=NO_PSN, offset=961, bitmap=1 << 63,
+                                       received_bytes=B)
         after = {e: self.counter("event_counter", e) - b for e, b in before.items()}
         self.assertEqual(after, {NIC_EVENT_OUT_OF_WINDOW: 2, NIC_EVENT_NACK_SENT: 2,
                                  NIC_EVENT_DUPLICATE: 1})
@@ -126,7 +134,7 @@ class OutOfWindowTest(MrcNicTest):
 class TrimmedNackTest(MrcNicTest):
     """Trimmed arrivals (outer DSCP 12 / 16) get NACK TRIMMED / TRIMMED_LASTHOP with
     their PSN and EV and are not delivered; the window is not touched: PSN 0 arriving
-    whole afterwards is the first new packet (cumulative 0, bitmap 0, 104 bytes).
+    whole afterwards is the first new packet (cumulative 0, word 0 = 0b1, 104 bytes).
     event_counter[NACK_SENT] +2, qp_rx_counter +1."""
 
     def runTest(self) -> None:
@@ -137,7 +145,7 @@ class TrimmedNackTest(MrcNicTest):
         self.expect_nack_only(qp, fabric_trimmed(qp, EV1, 0, DSCP_TRIMMED_LASTHOP),
                               NACK_TRIMMED_LASTHOP)
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV2, 0), cumulative_psn=0,
-                                       bitmap=0, received_bytes=B)
+                                       offset=0, bitmap=0b1, received_bytes=B)
         self.assertEqual(self.counter("qp_rx_counter", qp.qp_index) - rx_before, 1)
         self.assertEqual(self.counter("event_counter", NIC_EVENT_NACK_SENT) - nacks_before,
                          2)
@@ -151,12 +159,12 @@ class CeSackTest(MrcNicTest):
     def runTest(self) -> None:
         qp = self.new_qp(sack_every=4)
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0, ecn=ECN_CE),
-                                       cumulative_psn=0, bitmap=0, received_bytes=B,
-                                       mark=SACK_MARK_SKIP_ONCE)
+                                       cumulative_psn=0, offset=0, bitmap=0b1,
+                                       received_bytes=B, mark=SACK_MARK_SKIP_ONCE)
         self.expect_delivered_only(fabric_data(qp, EV2, 1))
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV1, 2, ecn=ECN_CE),
-                                       cumulative_psn=2, bitmap=0, received_bytes=3 * B,
-                                       mark=SACK_MARK_SKIP_ONCE)
+                                       cumulative_psn=2, offset=-2, bitmap=0b111,
+                                       received_bytes=3 * B, mark=SACK_MARK_SKIP_ONCE)
 
 
 class SackCoalescingTest(MrcNicTest):
@@ -170,7 +178,8 @@ class SackCoalescingTest(MrcNicTest):
         for psn, ev in enumerate(evs):
             data = fabric_data(qp, ev, psn)
             if psn % 3 == 2:
-                self.expect_delivered_and_sack(qp, data, cumulative_psn=psn, bitmap=0,
+                self.expect_delivered_and_sack(qp, data, cumulative_psn=psn, offset=-psn,
+                                               bitmap=(2 << psn) - 1,
                                                received_bytes=B * (psn + 1))
             else:
                 self.expect_delivered_only(data)
@@ -184,29 +193,57 @@ class AckReqSackTest(MrcNicTest):
     def runTest(self) -> None:
         qp = self.new_qp(sack_every=8)
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0, ack_req=1),
-                                       cumulative_psn=0, bitmap=0, received_bytes=B,
-                                       bth_flags_open=True)
+                                       cumulative_psn=0, offset=0, bitmap=0b1,
+                                       received_bytes=B, bth_flags_open=True)
         self.expect_delivered_only(fabric_data(qp, EV1, 1))
         self.expect_delivered_and_sack(
             qp, fabric_data(qp, EV3, 2, retransmit=1, dscp=DSCP_TRIMMABLE_RETX),
-            cumulative_psn=2, bitmap=0, received_bytes=3 * B, bth_flags_open=True)
+            cumulative_psn=2, offset=-2, bitmap=0b111, received_bytes=3 * B,
+            bth_flags_open=True)
 
 
 class ProbeAnswerTest(MrcNicTest):
     """A PROBE from the fabric gets a SACK with pr = 1 echoing the probe's EV,
     ack_psn_offset 0, and the QP's current window (4.2); it is not delivered. On a fresh
-    QP: cumulative 0xFFFFFF, bitmap 0, 0 bytes; after PSNs 0 and 2: cumulative 0,
-    bitmap 0b10, 208 bytes. event_counter[PROBE_ANSWERED] +2."""
+    QP: cumulative 0xFFFFFF, word 0 empty at offset 1, 0 bytes; after PSNs 0 and 2:
+    cumulative 0, word 0 = 0b101 at offset 0, 208 bytes. event_counter[PROBE_ANSWERED] +2."""
 
     def runTest(self) -> None:
         qp = self.new_qp(sack_every=1)
         before = self.counter("event_counter", NIC_EVENT_PROBE_ANSWERED)
-        self.expect_sack_only(qp, fabric_probe(qp, EV1), cumulative_psn=NO_PSN, bitmap=0,
-                              received_bytes=0, pr=SACK_PR_PROBE)
+        self.expect_sack_only(qp, fabric_probe(qp, EV1), cumulative_psn=NO_PSN, offset=1,
+                              bitmap=0, received_bytes=0, pr=SACK_PR_PROBE)
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0), cumulative_psn=0,
-                                       bitmap=0, received_bytes=B)
+                                       offset=0, bitmap=0b1, received_bytes=B)
         self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 2), cumulative_psn=0,
-                                       bitmap=0b10, received_bytes=2 * B)
+                                       offset=0, bitmap=0b101, received_bytes=2 * B)
         self.expect_sack_only(qp, fabric_probe(qp, EV3, psn=0x123456), cumulative_psn=0,
-                              bitmap=0b10, received_bytes=2 * B, pr=SACK_PR_PROBE)
+                              offset=0, bitmap=0b101, received_bytes=2 * B,
+                              pr=SACK_PR_PROBE)
         self.assertEqual(self.counter("event_counter", NIC_EVENT_PROBE_ANSWERED) - before, 2)
+
+
+class WindowWordsTest(MrcNicTest):
+    """The window in 64-PSN words (4.1), sack_every 255 (only AckReq is SACKed here):
+    PSNs 1..191 arrive (delivered, expected stays 0); PSN 0 with AckReq completes words
+    0 and 1: expected moves over at most NIC_RX_ADVANCE_WORDS (2) words per packet, to
+    128 (cumulative 127); the arriving word is behind it, so the SACK reports nothing
+    past expected (bitmap 0 at offset 1). A duplicate (PSN 5, behind) continues the
+    walk over the complete word 2 to expected 192, and reports word 3 (empty) at
+    offset 1 with cumulative 191. PSN 200 (word 3, bit 8) with AckReq: cumulative 191,
+    word 3 = 1 << 8 at offset 192 - 191 = 1."""
+
+    def runTest(self) -> None:
+        self.skip_on_pna("no multicast in pna.p4: the AckReq SACKs of new data are not "
+                         "sent")
+        qp = self.new_qp(sack_every=255)
+        for psn in range(1, 192):
+            self.expect_delivered_only(fabric_data(qp, PEER_EVS[psn % 4], psn))
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0, ack_req=1),
+                                       cumulative_psn=127, offset=1, bitmap=0,
+                                       received_bytes=192 * B, bth_flags_open=True)
+        self.expect_sack_only(qp, fabric_data(qp, EV1, 5), cumulative_psn=191, offset=1,
+                              bitmap=0, received_bytes=192 * B)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV2, 200, ack_req=1),
+                                       cumulative_psn=191, offset=1, bitmap=1 << 8,
+                                       received_bytes=193 * B, bth_flags_open=True)

@@ -20,9 +20,9 @@ control NicClassify(inout headers_t hdr, inout nic_metadata_t meta,
             // out of a port as it is.
             if (hdr.packet_out.egress_port == PACKET_OUT_TRANSMIT) {
                 from_host = true;
-            } else if (hdr.packet_out.egress_port >= 512
-                    || (bit<9>)hdr.packet_out.egress_port == CPU_PORT
-                    || (bit<9>)hdr.packet_out.egress_port == DROP_PORT) {
+            } else if ((bit<9>)hdr.packet_out.egress_port == CPU_PORT
+                    || (bit<9>)hdr.packet_out.egress_port == DROP_PORT
+                    || hdr.packet_out.egress_port >= 512) {
                 meta.drop_reason = NIC_DROP_BAD_PACKET_OUT;
             } else {
                 meta.out_port = (bit<9>)hdr.packet_out.egress_port;
@@ -34,9 +34,11 @@ control NicClassify(inout headers_t hdr, inout nic_metadata_t meta,
             meta.drop_reason = NIC_DROP_TRUNCATED;
         } else if (parser_error != error.NoError) {
             meta.drop_reason = NIC_DROP_PARSER_ERROR;
-        } else if (!hdr.ipv6.isValid() || !hdr.udp.isValid() || !hdr.bth.isValid()
-                || hdr.srh.isValid()) {
-            // MRC carriers need no SRH; anything else is not MRC traffic.
+        } else if (hdr.srh.isValid() || !hdr.ipv6.isValid() || !hdr.udp.isValid()
+                || !hdr.bth.isValid()) {
+            // MRC carriers need no SRH; anything else is not MRC traffic.  (No
+            // "!" or ">=" left of "||" anywhere in the NIC: p4c-dpdk 1.2.5 stops
+            // with "Logical Expression Unroll pass failed", p4c#5733.)
             meta.drop_reason = NIC_DROP_NOT_MRC;
         } else if (from_host) {
             if (hdr.inner_ipv6.isValid()) {
@@ -48,6 +50,10 @@ control NicClassify(inout headers_t hdr, inout nic_metadata_t meta,
             } else if (hdr.bth.opcode == OPCODE_NACK
                     && hdr.nack.reason == NACK_HOST_LOSS_REPORT) {
                 meta.loss_report = true;
+            } else if (hdr.bth.opcode == OPCODE_NACK && hdr.nack.reason == NACK_PORT_STATUS) {
+                // The controller's port-status update for the peer (docs/mrc-nic.md
+                // 3.1) travels as a probe does: on the EV written in the frame.
+                meta.tx_probe = true;
             } else {
                 meta.drop_reason = NIC_DROP_BAD_OPCODE;
             }
@@ -59,6 +65,8 @@ control NicClassify(inout headers_t hdr, inout nic_metadata_t meta,
             meta.rx_probe = true;
         } else if (hdr.bth.opcode == OPCODE_SACK) {
             meta.rx_sack = true;
+        } else if (hdr.bth.opcode == OPCODE_NACK && hdr.nack.reason == NACK_PORT_STATUS) {
+            meta.rx_port_status = true;
         } else if (hdr.bth.opcode == OPCODE_NACK) {
             meta.rx_nack = true;
         } else {
@@ -66,7 +74,8 @@ control NicClassify(inout headers_t hdr, inout nic_metadata_t meta,
         }
         hdr.packet_out.setInvalid();
         meta.transport = meta.tx_data || meta.tx_probe || meta.loss_report
-                         || meta.rx_data || meta.rx_probe || meta.rx_sack || meta.rx_nack;
+                         || meta.rx_data || meta.rx_probe || meta.rx_sack || meta.rx_nack
+                         || meta.rx_port_status;
     }
 }
 

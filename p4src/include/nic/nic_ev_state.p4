@@ -71,7 +71,7 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
         if (meta.loss_report) {
             // The host knows the PSN it lost, the NIC knows the EV that
             // carried it.
-            NIC_REG_READ(meta.ev, psn_ev, NIC_SLOT_INDEX(meta.qp_index, hdr.nack.nack_psn[7:0]));
+            NIC_REG_READ(meta.ev, psn_ev, NIC_PSN_INDEX(meta.qp_index, hdr.nack.nack_psn));
             meta.retire = true;
             meta.event_reason = EV_EVENT_HOST_LOSS;
             event_counter.count(NIC_EVENT_LOSS_REPORT);
@@ -87,8 +87,13 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
         // or in the pool.
         bit<2> pool;
         NIC_REG_READ(pool, ev_pool_state, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
-        bool in_slot = pool == EV_POOL_IN_SLOT
-                       || (pool == EV_POOL_CONFIGURED && meta.old_ev_id < meta.ev_slots);
+        // (Spelt as ifs: p4c-dpdk cannot assign a bool from || and &&.)
+        bool in_slot = false;
+        if (pool == EV_POOL_IN_SLOT) {
+            in_slot = true;
+        } else if (pool == EV_POOL_CONFIGURED && meta.old_ev_id < meta.ev_slots) {
+            in_slot = true;
+        }
         bit<16> home;
         NIC_REG_READ(home, ev_home_slot, NIC_EV_INDEX(meta.qp_index, meta.old_ev_id));
         if (pool == EV_POOL_CONFIGURED) {
@@ -102,7 +107,7 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
             meta.event_reason = EV_EVENT_ALWAYS_SKIP;
         }
 
-        if (meta.retire && (!in_slot || meta.ev == 0)) {
+        if (meta.retire && (meta.ev == 0 || !in_slot)) {
             // Already retired (a second loss on the same EV), or a PSN this
             // QP never sent: nothing to do.
             meta.retire = false;
@@ -120,8 +125,13 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
             if (!found && meta.backups_per_plane != 0) {
                 bit<8> cursor;
                 NIC_REG_READ(cursor, backup_cursor, NIC_PLANE_INDEX(meta.qp_index, meta.plane));
-                bit<16> base = (bit<16>)NIC_EV_BACKUP_BASE
-                               + (bit<16>)meta.plane * (bit<16>)meta.backups_per_plane;
+                // base = NIC_EV_BACKUP_BASE + plane * per_plane, by the plane's
+                // three bits: p4c-dpdk has no multiplication of two variables.
+                bit<16> per_plane = (bit<16>)meta.backups_per_plane;
+                bit<16> base = (bit<16>)NIC_EV_BACKUP_BASE;
+                if (meta.plane[0:0] == 1) { base = base + per_plane; }
+                if (meta.plane[1:1] == 1) { base = base + (per_plane << 1); }
+                if (meta.plane[2:2] == 1) { base = base + (per_plane << 2); }
                 step0.apply(meta.qp_index, meta.ev_slots, base, meta.backups_per_plane, cursor,
                             found, chosen, meta.backup_cursor);
                 step1.apply(meta.qp_index, meta.ev_slots, base, meta.backups_per_plane, cursor,
@@ -150,10 +160,11 @@ control NicEvReaction(in headers_t hdr, inout nic_metadata_t meta) {
                 skip = true;
             }
             if (skip) {
-                bit<2> state;
+                bit<8> state;
                 NIC_REG_READ(state, ev_slot_state, NIC_SLOT_INDEX(meta.qp_index, meta.slot));
-                if (state == EV_SLOT_GOOD) {
-                    ev_slot_state.write(NIC_SLOT_INDEX(meta.qp_index, meta.slot), EV_SLOT_SKIP);
+                if (state[1:0] == EV_SLOT_GOOD) {
+                    ev_slot_state.write(NIC_SLOT_INDEX(meta.qp_index, meta.slot),
+                                        state[7:2] ++ EV_SLOT_SKIP);
                 }
             }
         }
@@ -208,11 +219,12 @@ control NicEvCommit(inout nic_metadata_t meta) {
                 ev_slot_member.write(slot_index, meta.ev_id + 1);
                 ev_pool_state.write(NIC_EV_INDEX(meta.qp_index, meta.ev_id), EV_POOL_IN_SLOT);
                 ev_home_slot.write(NIC_EV_INDEX(meta.qp_index, meta.ev_id), meta.slot + 1);
-                ev_slot_state.write(slot_index, EV_SLOT_GOOD);
+                // The backup is of the retired EV's plane, so is the slot.
+                ev_slot_state.write(slot_index, NIC_SLOT_STATE(meta.plane, EV_SLOT_GOOD));
             } else if (meta.ev_slots - empty > meta.min_active) {
                 // No backup: the slot stays empty, the QP keeps spraying over
                 // the others, as long as the floor allows [public].
-                ev_slot_state.write(slot_index, EV_SLOT_EMPTY);
+                ev_slot_state.write(slot_index, NIC_SLOT_STATE(meta.plane, EV_SLOT_EMPTY));
                 qp_empty_slots.write(qp, empty + 1);
                 event_counter.count(NIC_EVENT_NO_BACKUP);
             } else {
@@ -231,18 +243,18 @@ control NicEvCommit(inout nic_metadata_t meta) {
                 slot_retire_counter.count(slot_index);
             }
         } else if (meta.event_reason == EV_EVENT_RESTORED) {
-            bit<2> state;
+            bit<8> state;
             NIC_REG_READ(state, ev_slot_state, slot_index);
             meta.event.old_ev = 0;
             meta.event.new_ev = meta.ev;
             ev_probe_ok.write(old_index, 0);
-            if (state == EV_SLOT_EMPTY) {
+            if (state[1:0] == EV_SLOT_EMPTY) {
                 bit<16> empty;
                 NIC_REG_READ(empty, qp_empty_slots, qp);
                 qp_empty_slots.write(qp, empty - 1);
                 ev_slot_member.write(slot_index, meta.old_ev_id + 1);
                 ev_pool_state.write(old_index, EV_POOL_IN_SLOT);
-                ev_slot_state.write(slot_index, EV_SLOT_GOOD);
+                ev_slot_state.write(slot_index, NIC_SLOT_STATE(meta.plane, EV_SLOT_GOOD));
             } else {
                 ev_pool_state.write(old_index, EV_POOL_SPARE);
                 meta.event.slot = (bit<16>)NIC_EV_SLOTS;

@@ -35,6 +35,11 @@ control NicWork(in headers_t hdr, inout nic_metadata_t meta) {
             } else if (meta.rx_data || meta.rx_probe) {
                 meta.ev = hdr.udp.src_port ++ hdr.ipv6.flow_label[15:0];
                 receive.apply(hdr, meta);
+            } else if (meta.rx_port_status) {
+                // The peer's ports that are down (docs/mrc-nic.md 3.1): this
+                // NIC's rotation toward it passes their slots from now on.
+                qp_peer_planes_down.write((bit<32>)meta.qp_index, hdr.nack.vendor);
+                event_counter.count(NIC_EVENT_PORT_STATUS);
             } else {
                 react.apply(hdr, meta);
             }
@@ -53,8 +58,26 @@ control NicSettle(in headers_t hdr, inout nic_metadata_t meta) {
             if (meta.tx_data) {
                 if (meta.ev_hit) {
                     meta.ev = meta.t1_usid ++ 7w0 ++ meta.ev_id[8:0];
-                    psn_ev.write(NIC_SLOT_INDEX(meta.qp_index, meta.psn[7:0]), meta.ev);
-                    slot_tx_counter.count(NIC_SLOT_INDEX(meta.qp_index, meta.slot));
+                    bit<8> plane = (bit<8>)meta.ev[31:29];
+                    if (meta.learn_plane) {
+                        ev_slot_state.write(NIC_SLOT_INDEX(meta.qp_index, meta.slot),
+                                            NIC_SLOT_STATE(plane, meta.slot_state[1:0]));
+                    }
+                    // Every transmission, retransmissions included, names its EV
+                    // here: a loss report for the PSN blames the copy that was
+                    // lost (docs/mrc-nic.md 3).
+                    bit<32> carried = meta.ev;
+                    if (meta.planes_down != 0
+                            && (meta.planes_down & (8w1 << plane)) != 0) {
+                        // A slot first used since its plane went down: its plane
+                        // is learnt now; the packet is not sent into a dead port
+                        // and blames no EV (the host resends it).
+                        meta.drop_reason = NIC_DROP_PLANE_DOWN;
+                        carried = 0;
+                    } else {
+                        slot_tx_counter.count(NIC_SLOT_INDEX(meta.qp_index, meta.slot));
+                    }
+                    psn_ev.write(NIC_PSN_INDEX(meta.qp_index, meta.psn), carried);
                 } else {
                     meta.drop_reason = NIC_DROP_NO_EV;
                 }
@@ -82,8 +105,8 @@ control NicForward(inout headers_t hdr, inout nic_metadata_t meta) {
             if (meta.tx_data || meta.tx_probe) {
                 encap.apply(hdr, meta);
                 NIC_COUNT_BYTES(qp_tx_counter, (bit<32>)meta.qp_index);
-            } else if (meta.loss_report) {
-                // Consumed: the report was for the NIC alone.
+            } else if (meta.loss_report || meta.rx_port_status) {
+                // Consumed: the report or update was for the NIC alone.
                 meta.out_port = DROP_PORT;
             } else if (meta.rx_sack || meta.rx_nack) {
                 // The host frees, retransmits and times on what the peer said.

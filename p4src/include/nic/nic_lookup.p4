@@ -62,14 +62,37 @@ control NicLookup(in headers_t hdr, inout nic_metadata_t meta) {
         size = NIC_QP_COUNT;
     }
 
+    action set_planes_down(bit<8> down_mask) {
+        meta.planes_down = down_mask;
+    }
+
+    // Which of this NIC's ports are down (docs/mrc-nic.md 3.1): BMv2 has no
+    // port-status input, so the controller says it here; no entry = all up.
+    // Keyed by the NIC's address, the source of what its host posts.
+    table nic_planes {
+        key = {
+            hdr.ipv6.src_addr: exact @name("src_addr");
+        }
+        actions = {
+            set_planes_down;
+            @defaultonly NoAction;
+        }
+        default_action = NoAction();
+        size = 16;
+    }
+
     apply {
         if (meta.transport) {
-            bool arrival = meta.rx_data || meta.rx_probe || meta.rx_sack || meta.rx_nack;
+            bool arrival = meta.rx_data || meta.rx_probe || meta.rx_sack || meta.rx_nack
+                           || meta.rx_port_status;
             if (arrival) {
                 nic_address.apply();
             }
             if (meta.drop_reason == 0) {
                 qp_context.apply();
+            }
+            if (meta.tx_data) {
+                nic_planes.apply();
             }
             if (arrival && !meta.local) {
                 meta.drop_reason = NIC_DROP_NOT_LOCAL;

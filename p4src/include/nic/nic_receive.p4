@@ -25,24 +25,78 @@ control NicCountInOrder(inout bit<64> bitmap, out bit<24> advance) {
     }
 }
 
-control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
+// One step of moving the cumulative PSN (docs/mrc-nic.md 4.1): over the run of
+// ones from `expected` in its word.  A run that ends the word completes it: the
+// word is cleared (it holds PSNs NIC_RX_WORDS * 64 later next time) and the
+// walk goes on into the next word; otherwise the walk stops there, and that
+// word becomes the SACK's report unless the arriving packet's word is ahead of
+// it.  `known` is the arriving word as just written, read from the register
+// otherwise.
+control NicWindowStep(in bit<16> qp_index,
+                      in bit<24> known_base,
+                      in bit<64> known,
+                      inout bit<24> expected,
+                      inout bool walking,
+                      inout bool reported,
+                      inout bit<24> report_base,
+                      inout bit<64> report_bits) {
     NicCountInOrder() count_in_order;
+
+    apply {
+        if (walking) {
+            bit<24> base = expected & 0xFFFFC0;
+            bit<64> word = known;
+            if (base != known_base) {
+                NIC_REG_READ(word, rx_bitmap, NIC_RX_WORD_INDEX(qp_index, expected));
+            }
+            bit<64> rest = word >> (bit<8>)expected[5:0];
+            bit<24> advance;
+            count_in_order.apply(rest, advance);
+            if (advance + (bit<24>)expected[5:0] == 64) {
+                rx_bitmap.write(NIC_RX_WORD_INDEX(qp_index, expected), 0);
+                expected = base + 64;
+            } else {
+                expected = expected + advance;
+                walking = false;
+                bit<24> ahead = report_base - base;
+                if (ahead == 0 || ahead[23:23] == 1 || !reported) {
+                    reported = true;
+                    report_base = base;
+                    report_bits = word;
+                }
+            }
+        }
+    }
+}
+
+control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
+    // NIC_RX_ADVANCE_WORDS (2) steps: bounded work per pass.
+    NicWindowStep() step0;
+    NicWindowStep() step1;
 
     apply {
         bit<32> qp = (bit<32>)meta.qp_index;
         bit<24> expected;
-        bit<64> bitmap;
         bit<24> received;
         NIC_REG_READ(expected, rx_expected, qp);
-        NIC_REG_READ(bitmap, rx_bitmap, qp);
         NIC_REG_READ(received, rx_bytes, qp);
         meta.psn = hdr.bth.psn;
+        // The window word the SACK reports, and its first PSN.
+        bool reported = false;
+        bit<24> report_base = 0;
+        bit<64> report_bits = 0;
+        // Where the arriving PSN's word is (a base no word has when it is
+        // outside the window).
+        bit<24> known_base = 1;
+        bit<64> known = 0;
+        bool walking = false;
 
         if (meta.rx_probe) {
             // A probe uses no PSN: its answer reports the window as it is and
             // echoes the probe's EV (docs/mrc-protocol.md section 3, PROBE).
             meta.reply = NIC_REPLY_SACK;
             meta.sack_pr = SACK_PR_PROBE;
+            walking = true;
             event_counter.count(NIC_EVENT_PROBE_ANSWERED);
         } else if (hdr.ipv6.dscp == DSCP_TRIMMED || hdr.ipv6.dscp == DSCP_TRIMMED_LASTHOP) {
             // A trimmed header: tell the sender at once which PSN and EV, so it
@@ -61,16 +115,20 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
             bool duplicate = false;
             bool fresh = false;
             if (d < (bit<24>)NIC_RX_WINDOW) {
-                bit<64> bit_d = 64w1 << (bit<8>)d;
-                if ((bitmap & bit_d) != 0) {
+                bit<32> index = NIC_RX_WORD_INDEX(meta.qp_index, meta.psn);
+                NIC_REG_READ(known, rx_bitmap, index);
+                bit<64> bit_d = 64w1 << (bit<8>)meta.psn[5:0];
+                if ((known & bit_d) != 0) {
                     duplicate = true;
                 } else {
                     fresh = true;
-                    bitmap = bitmap | bit_d;
-                    bit<24> advance;
-                    count_in_order.apply(bitmap, advance);
-                    expected = expected + advance;
+                    known = known | bit_d;
+                    rx_bitmap.write(index, known);
                 }
+                known_base = meta.psn & 0xFFFFC0;
+                reported = true;
+                report_base = known_base;
+                report_bits = known;
             } else if (d[23:23] == 1) {
                 duplicate = true;
             } else {
@@ -78,6 +136,9 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
                 meta.nack_reason = NACK_PSN_OUT_OF_WINDOW;
                 event_counter.count(NIC_EVENT_OUT_OF_WINDOW);
             }
+            // Any data packet continues the walk of the cumulative PSN, so a
+            // run longer than one packet's steps is caught up by the next ones.
+            walking = duplicate || fresh;
 
             bool ce = hdr.ipv6.ecn == ECN_CE;
             if (ce) {
@@ -104,14 +165,28 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
                     unacked = 0;
                 }
                 rx_unacked.write(qp, unacked);
+                rx_bytes.write(qp, received);
             }
+        }
+
+        if (walking) {
+            step0.apply(meta.qp_index, known_base, known, expected, walking, reported,
+                        report_base, report_bits);
+            step1.apply(meta.qp_index, known_base, known, expected, walking, reported,
+                        report_base, report_bits);
             rx_expected.write(qp, expected);
-            rx_bitmap.write(qp, bitmap);
-            rx_bytes.write(qp, received);
         }
 
         meta.cumulative_psn = expected - 1;
-        meta.sack_bitmap = bitmap;
+        bit<24> behind = expected - report_base;
+        if ((behind >= 64 && behind[23:23] == 0) || !reported) {
+            // No word to report, or the walk passed the arriving packet's word
+            // and ended on a word boundary: nothing is known past expected.
+            report_base = expected;
+            report_bits = 0;
+        }
+        meta.sack_offset = (report_base - meta.cumulative_psn)[15:0];
+        meta.sack_bitmap = report_bits;
         meta.received_bytes = received;
         if (meta.reply == NIC_REPLY_SACK) {
             event_counter.count(NIC_EVENT_SACK_SENT);

@@ -53,10 +53,11 @@ control NicReplyBuilder(inout headers_t hdr, in nic_metadata_t meta, out bit<32>
             hdr.sack.cumulative_psn = meta.cumulative_psn;
             hdr.sack.cc_type = 0;
             hdr.sack.cc_flags = 0;
-            // The window is one 64-PSN bitmap, less than MPR's unit of 128.
-            hdr.sack.mpr = 0;
-            // Bit 0 of the bitmap is PSN cumulative_psn + 1, the next expected.
-            hdr.sack.sack_offset = 1;
+            // The window is MPR x 128 PSNs; the bitmap is one 64-PSN word of
+            // it, whose bit 0 is PSN cumulative_psn + sack_offset
+            // (docs/mrc-nic.md 4.3).
+            hdr.sack.mpr = (bit<8>)NIC_RX_MPR;
+            hdr.sack.sack_offset = (int<16>)meta.sack_offset;
             hdr.sack.sack_bitmap = meta.sack_bitmap;
             hdr.sack_cc.setValid();
             hdr.sack_cc.echoed_tx_timestamp = 0;

@@ -42,8 +42,9 @@ struct nic_metadata_t {
     bool rx_probe;
     bool rx_sack;
     bool rx_nack;
+    bool rx_port_status;           // a peer's port-status update (NACK_PORT_STATUS)
     bool local;                    // nic_address hit
-    bool transport;                // one of the seven kinds above: MRC work to do
+    bool transport;                // one of the eight kinds above: MRC work to do
 
     /* ---- QP context (qp_context) ---- */
     bool qp_hit;
@@ -80,6 +81,9 @@ struct nic_metadata_t {
     /* ---- transmit ---- */
     bit<24> psn;
     bit<6> dscp;
+    bit<8> planes_down;            // this NIC's (nic_planes) and the peer's, bit p = plane p
+    bit<8> slot_state;             // ev_slot_state of the chosen slot, as read
+    bool learn_plane;              // the chosen slot's plane is not known yet
 
     /* ---- EV reactions and retirement ---- */
     bool retire;
@@ -97,6 +101,7 @@ struct nic_metadata_t {
     bit<2> sack_mark;
     bit<1> sack_pr;
     bit<24> cumulative_psn;
+    bit<16> sack_offset;           // the bitmap's first PSN - cumulative_psn
     bit<64> sack_bitmap;
     bit<24> received_bytes;
 
