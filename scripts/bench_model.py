@@ -24,6 +24,9 @@ Figures, one per line:
      planes, carrier). (d') receive path: those packets arriving in order from the fabric
      are delivered to the host, with a SACK every 4 packets (multicast copy). NICs
      programmed as in fabric/back_to_back.py.
+     Goal (issue 17): >= 80,000 pps each.
+(e)  ``p4src/srv6_switch.p4`` forwarding those data packets as a fabric switch does
+     (no local SID, the route of the first uSID, hop limit, trim configuration).
 
 Rates are wall-clock (time.perf_counter); each (a) line also gives the rate per
 CPU-second of this process, which other load on a shared machine disturbs less. All
@@ -54,7 +57,7 @@ from behavioral_model.pipeline.v1model import V1ModelDevice  # noqa: E402
 from behavioral_model.program import load_program  # noqa: E402
 from behavioral_model.runtime.matches import Exact, Lpm, Ternary  # noqa: E402
 from behavioral_model.runtime.tables import ActionCall, TableEntry  # noqa: E402
-from fabric.back_to_back import BackToBack  # noqa: E402
+from fabric.back_to_back import BackToBack, NicPairConfig  # noqa: E402
 from host.codec import Route, encode_write  # noqa: E402
 from protocol.constants import NIC_HOST_PORT, OPCODE_WRITE_ONLY  # noqa: E402
 
@@ -64,6 +67,7 @@ SWITCH_INCLUDE = ROOT / "p4src" / "include"
 NIC_P4 = ROOT / "p4src" / "mrc_nic.p4"
 
 GOAL_PPS = 100_000
+GOAL_NIC_PPS = 80_000  # issue 17: NIC transmit and receive in-process
 GOAL_FRONTEND_S = 1.0
 RUNS = 3
 
@@ -450,36 +454,87 @@ def bench_generated(args: argparse.Namespace) -> None:
         Path(args.dump_generated).write_text(text)
 
 
-def bench_nic(args: argparse.Namespace) -> None:
+def nic_rates(args: argparse.Namespace) -> tuple[Rate, Rate]:
+    """(transmit, receive) rates of ``p4src/mrc_nic.p4``, as (d) and (d') describe."""
     pair = BackToBack(load_program(NIC_P4))
-    config = pair.config
-    route = Route(bytes(6), bytes(6), ipaddress.IPv6Address(config.address_a).packed,
-                  ipaddress.IPv6Address(config.address_b).packed)
-    post = encode_write(route, opcode=OPCODE_WRITE_ONLY, dest_qp=config.qpn_a, psn=0,
-                        msg_seq=0, virtual_addr=0x1000, rkey=1, payload=bytes(1024))
+    post = _host_write(pair)
 
     def host_posts(n: int) -> list[tuple[bytes, int]]:
         return [(post, NIC_HOST_PORT)] * n
 
-    def fabric_arrivals(n: int) -> list[tuple[bytes, int]]:
-        # Made by the sending NIC outside the timed loop: consecutive PSNs, so every
-        # packet is new to the receiver.
-        out = []
-        for _ in range(n):
-            (sent,) = pair.a.device.process(post, NIC_HOST_PORT)
-            out.append((sent.data, sent.port))
-        return out
-
     tx = measure(pair.a.device, host_posts, args.seconds, args.packets, args.warmup)
-    print(f"(d)  mrc_nic.p4 transmit (host write -> encapsulated, 8 EVs on 2 planes): "
-          f"{tx.describe(goal=None)}")
-    rx = measure(pair.b.device, fabric_arrivals, args.seconds, args.packets, args.warmup)
-    print(f"(d') mrc_nic.p4 receive (in-order data -> host, SACK every "
-          f"{config.sack_every}): {rx.describe(goal=None)}")
+    rx = measure(pair.b.device, lambda n: _fabric_frames(pair, post, n), args.seconds,
+                 args.packets, args.warmup)
     if args.profile:
         n = args.packets or (5_000 if args.quick else 50_000)
         profile("(d) NIC transmit", pair.a.device, host_posts(n))
-        profile("(d') NIC receive", pair.b.device, fabric_arrivals(n))
+        profile("(d') NIC receive", pair.b.device, _fabric_frames(pair, post, n))
+    return tx, rx
+
+
+def _host_write(pair: BackToBack) -> bytes:
+    """A host write (1 KiB payload) as side a's host posts it to its NIC."""
+    config = pair.config
+    route = Route(bytes(6), bytes(6), ipaddress.IPv6Address(config.address_a).packed,
+                  ipaddress.IPv6Address(config.address_b).packed)
+    return encode_write(route, opcode=OPCODE_WRITE_ONLY, dest_qp=config.qpn_a, psn=0,
+                        msg_seq=0, virtual_addr=0x1000, rkey=1, payload=bytes(1024))
+
+
+def _fabric_frames(pair: BackToBack, post: bytes, n: int) -> list[tuple[bytes, int]]:
+    """``n`` data packets as NIC a sends them onto the fabric (consecutive PSNs, sprayed
+    over its EVs): made outside the timed loops."""
+    out = []
+    for _ in range(n):
+        (sent,) = pair.a.device.process(post, NIC_HOST_PORT)
+        out.append((sent.data, sent.port))
+    return out
+
+
+def bench_nic(args: argparse.Namespace) -> None:
+    tx, rx = nic_rates(args)
+    print(f"(d)  mrc_nic.p4 transmit (host write -> encapsulated, 8 EVs on 2 planes): "
+          f"{tx.describe(goal=GOAL_NIC_PPS)}")
+    print(f"(d') mrc_nic.p4 receive (in-order data -> host, SACK every "
+          f"{NicPairConfig().sack_every}): {rx.describe(goal=GOAL_NIC_PPS)}")
+
+
+# -- (e) the switch forwarding the NIC's packets -----------------------------------------
+
+SWITCH_OUT_PORT = 3
+
+
+def switch_rate(args: argparse.Namespace) -> Rate:
+    """Packets/s of ``p4src/srv6_switch.p4`` forwarding the NIC's data packets as a
+    fabric switch does: no local SID, the uSID route of the destination's first uSID
+    (one entry per EV's path), hop limit, trim configuration of the out port."""
+    pair = BackToBack(load_program(NIC_P4))
+    post = _host_write(pair)
+    sample = _fabric_frames(pair, post, 64)
+    device = load_program(SWITCH_P4).new_device()
+    state = device.state
+    routes = state.table("SwitchIngress.usid_route")
+    for prefix in {int.from_bytes(data[IPV6_DST.start:IPV6_DST.start + 6], "big")
+                   for data, _ in sample}:
+        routes.insert(TableEntry((Exact(prefix),), ActionCall(
+            "SwitchIngress.set_next_hop", (SWITCH_OUT_PORT, 0x0200_0000_0003))))
+    state.table("SwitchIngress.trim_config").insert(TableEntry(
+        (Exact(SWITCH_OUT_PORT),), ActionCall("SwitchIngress.set_trim_threshold", (32, 0))))
+    for data, port in sample:
+        out = device.process(data, port)
+        if len(out) != 1 or out[0].port != SWITCH_OUT_PORT:
+            raise SystemExit(f"the switch does not forward the NIC's packet: {out}")
+    rate = measure(device, lambda n: [sample[i % len(sample)] for i in range(n)],
+                   args.seconds, args.packets, args.warmup)
+    if args.profile:
+        profile("(e) switch forwarding", device,
+                [sample[i % len(sample)] for i in range(args.packets or 5_000)])
+    return rate
+
+
+def bench_switch_forwarding(args: argparse.Namespace) -> None:
+    print(f"(e)  srv6_switch.p4 forwarding the NIC's data packets (uSID route, trim "
+          f"config): {switch_rate(args).describe(goal=None)}")
 
 
 # -- main --------------------------------------------------------------------------------
@@ -509,6 +564,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_switch()
     bench_generated(args)
     bench_nic(args)
+    bench_switch_forwarding(args)
     return 0
 
 

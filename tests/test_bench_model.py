@@ -29,3 +29,4 @@ def test_bench_model_quick() -> None:
     figure("(c) ", rf"compile \(pipeline codegen\) {NUMBER} ms")
     figure("(d) ", rf"mrc_nic\.p4 transmit .*: {NUMBER} pps, {NUMBER} us/packet")
     figure("(d')", rf"mrc_nic\.p4 receive .*: {NUMBER} pps, {NUMBER} us/packet")
+    figure("(e) ", rf"srv6_switch\.p4 forwarding .*: {NUMBER} pps, {NUMBER} us/packet")
