@@ -145,10 +145,12 @@ def _cable_ends(plan: FabricPlan) -> list[tuple[tuple[str, int], tuple[str, int]
     return ends
 
 
-def transport_config(scenario: Scenario) -> TransportConfig:
+def transport_config(scenario: Scenario, roce: bool = False) -> TransportConfig:
     t = scenario.transport
-    return TransportConfig(mtu=t.mtu, window=t.window, rto=t.rto_us / 1e6,
-                           max_rto=t.max_rto_us / 1e6, fixed_retries=t.fixed_retries,
+    rto_us = t.roce_rto_us if roce and t.roce_rto_us is not None else t.rto_us
+    return TransportConfig(mtu=t.mtu, window=t.window, rto=rto_us / 1e6,
+                           max_rto=max(t.max_rto_us, rto_us) / 1e6,
+                           fixed_retries=t.fixed_retries,
                            max_retries=t.max_retries, gap_threshold=t.gap_threshold,
                            tail_ack_req=t.tail_ack_req, cc=t.cc, nscc=t.nscc)
 
@@ -195,7 +197,7 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
         for host in network.hosts.values():
             host.endpoint = RoceEndpoint(host.port, host.endpoint.local,
                                          clock=EnvClock(network.env),
-                                         config=host.endpoint.config)
+                                         config=transport_config(scenario, roce=True))
     metrics = Metrics(plan, scenario.bin_us)
     controller = FabricController(plan, probes=probe_schedule(scenario, network.env))
     try:

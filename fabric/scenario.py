@@ -63,6 +63,9 @@ class TransportSpec(_Strict):
     max_retries: int = Field(30, ge=0)
     gap_threshold: int = Field(3, ge=1)
     tail_ack_req: int = Field(8, ge=1)
+    # RoCE's local ACK timeout (RC's, fixed per QP; NCCL_IB_TIMEOUT sets it): the RoCE
+    # baseline's RTO. None: rto_us.
+    roce_rto_us: float | None = Field(None, gt=0)
     cc: Literal["none", "nscc"] = "none"  # congestion control (docs/congestion-and-loss.md)
     nscc: NsccConfig = NsccConfig()
 

