@@ -42,10 +42,12 @@ needs_tshark = pytest.mark.skipif(
 
 
 def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
+    """A script as a module (its dataclasses need it in sys.modules)."""
+    name = f"_wireshark_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 

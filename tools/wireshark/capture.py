@@ -47,6 +47,7 @@ from behavioral_model.ports.nn import (
     unpack_message,
 )
 from behavioral_model.ports.pcap import read_pcap
+from fabric.back_to_back import plane_usid
 from fabric.procs.free_ports import free_tcp_port
 from p4rt_client import P4InfoHelper, P4RuntimeSession, update, wait_for_grpc
 from protocol import constants as c
@@ -81,11 +82,6 @@ FAR_PSN = 1 << 22
 # The RETH address of the last write the host posts: its frame out of the NIC closes the
 # capture (the switch sends in the order it processes, so everything before it is out).
 BARRIER_ADDR = 0xBA44_1E40_0000_0000
-
-
-def plane_usid(plane: int, node: int) -> int:
-    """A uSID of ``plane`` (the plane in its top bits, as the controller allocates)."""
-    return plane << c.USID_PLANE_SHIFT | node
 
 
 def slot_ev(slot: int) -> int:
