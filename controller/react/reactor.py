@@ -9,6 +9,10 @@ reacts to the NICs' EV events.
   top-up of an earlier retirement is on its way; topping up on floors too would spend
   the plane's range on bursts of loss reports.
 - ``RESTORED``: probing stops and the recovery is recorded.
+
+A NIC port (or its link) that goes down or comes back is reported by whoever sees it
+(the simulator, an operator) through ``set_planes_down``: the NIC's ``nic_planes``
+entry and a port-status update to every peer of its QPs (docs/mrc-nic.md 3.1).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,7 +31,13 @@ from p4.v1 import p4runtime_pb2
 from controller.apply import DEFAULT_ELECTION_ID, device_targets, prepare_pipelines, program
 from controller.device import DeviceLink, PipelineCache
 from controller.events import EventLog
-from controller.plan import FabricPlan, qp_ev_entry
+from controller.plan import (
+    FabricPlan,
+    nic_planes_entry,
+    planes_mask,
+    port_status_frames,
+    qp_ev_entry,
+)
 from controller.topups import TopUpBook
 from p4rt_client import (
     P4InfoHelper,
@@ -86,6 +96,8 @@ class Reactor:
         self.stop = threading.Event()
         # the latest retirements, for watch's table (a long run must not grow without end)
         self.recoveries: deque[Recovery] = deque(maxlen=KEPT_RECOVERIES)
+        # NIC -> its planes-down mask, as last written to its nic_planes table
+        self.planes_down: dict[str, int] = {}
         self._digests: queue.Queue[tuple[str, p4runtime_pb2.DigestList]] = queue.Queue()
         # A caller that runs many reactors (the simulator) shares one cache of built
         # pipelines, as it does with apply_fabric.
@@ -196,6 +208,38 @@ class Reactor:
         self.log.emit("restored", device=nic, qp_index=event.qp_index,
                       ev=f"{event.new_ev:#010x}", probes=task.sent if task else 0,
                       back_in_slot=event.slot != c.NIC_EV_SLOTS)
+
+    def set_planes_down(self, nic: str, planes: Iterable[int]) -> int:
+        """NIC ``nic``'s ports on ``planes`` are down (empty: all up again): write its
+        ``nic_planes`` entry (delete it when all are up) and send the port-status
+        updates to its QPs' peers on the surviving planes (docs/mrc-nic.md 3.1).
+        Returns the updates sent. KeyError for an unknown NIC, ValueError for a bad
+        plane; a write the NIC refuses is logged, not raised."""
+        mask = planes_mask(planes)
+        link = self.links[nic]
+        old = self.planes_down.get(nic, 0)
+        if mask != old:
+            entity = next(iter(link.desired(
+                [nic_planes_entry(self.plan.fabric, nic, mask or old)]).values()))[1]
+            kind = (p4runtime_pb2.Update.DELETE if not mask else
+                    p4runtime_pb2.Update.INSERT if not old else p4runtime_pb2.Update.MODIFY)
+            try:
+                link.write([update(kind, entity)])
+            except (P4RuntimeWriteError, P4RuntimeSessionError, ConnectionError,
+                    ValueError) as error:
+                self.log.emit("planes-down-failed", device=nic, message=str(error))
+                return 0
+            self.planes_down[nic] = mask
+        sent = 0
+        for frame in port_status_frames(self.plan, nic, mask):
+            try:
+                link.packet_out(frame, c.PACKET_OUT_TRANSMIT)
+            except (P4RuntimeSessionError, ConnectionError, ValueError) as error:
+                self.log.emit("port-status-failed", device=nic, message=str(error))
+                continue
+            sent += 1
+        self.log.emit("planes-down", device=nic, mask=f"{mask:#04x}", updates=sent)
+        return sent
 
     def _recovery(self, nic: str, qp_index: int, ev: int) -> Recovery | None:
         return next((r for r in reversed(self.recoveries) if r.nic == nic
