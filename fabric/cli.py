@@ -4,8 +4,10 @@
     python -m fabric run [SCENARIO...] [--topology FILE] [--seed N] [--out DIR] [--quick]
     python -m fabric paper [--only NAME]... [--quick] [--seed N] [--out DIR]
 
-A SCENARIO is a name from ``fabric/scenarios/`` (``spray``, ``link-failure``,
-``ecn-steer``, ``incast``) or a path to a scenario file; none means all of them.
+A SCENARIO is a name from ``fabric/scenarios/`` (``python -m fabric list``) or a path
+to a scenario file (docs/experiments.md); none means the four of ``DEFAULT``. A file
+with sweeps runs once per point. ``paper`` runs the paper's experiments
+(``fabric/paper``).
 Exit codes: 0 every scenario passed its checks, 1 some check failed, 2 bad input.
 """
 

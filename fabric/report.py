@@ -34,7 +34,8 @@ def _num(value: float | None, unit: str = "") -> str:
 
 
 def print_summary(report: dict[str, Any], console: Console) -> None:
-    table = Table(title="MRC vs baseline (single-path QPs), virtual time")
+    table = Table(title="MRC vs baseline (each scenario's: single-path QPs or RoCE), "
+                        "virtual time")
     for column in ("scenario", "outcome", "result"):
         table.add_column(column, overflow="fold")
     for column in ("completion us\nMRC / base", "goodput Gb/s\nMRC / base",

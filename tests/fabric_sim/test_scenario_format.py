@@ -153,3 +153,25 @@ def test_all_to_all_and_qps_per_peer_split_the_data() -> None:
     assert len(out.qps) == 12 * 2  # every ordered pair, two QPs each
     assert sum(f.bytes for f in out.flows) == 12 * 1024  # bytes / n to each peer
     assert {f.bytes for f in out.flows} == {512}
+
+
+def test_paper_names_an_unknown_experiment_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["paper", "--only", "fig99"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "python -m fabric: no experiment 'fig99' (known: fig9-19, fig10-11, fig12-13, "
+        "fig14, fig16-17, fig18-21, fig20)"]
+
+
+def test_every_paper_scenario_file_loads() -> None:
+    from fabric.paper.experiments import EXPERIMENTS
+    from fabric.paper.suite import plan_suite
+    for experiment, files in plan_suite(list(EXPERIMENTS), quick=True):
+        assert all(files), experiment.name
+        for claim in experiment.claims:  # every claim's sweep point exists
+            for m in (claim.measure, claim.versus):
+                if m is not None:
+                    points = files[m.scenario]
+                    assert any(all(p.point.get(k) == v for k, v in m.point)
+                               for p in points), (experiment.name, claim.what)
