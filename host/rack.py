@@ -13,7 +13,9 @@ acknowledged for the first time (those arrived before the SACK was made), or the
 send time of the probe the SACK answers. So "a packet sent a reordering window
 later arrived first" [RFC 8985], judged only on what the receiver showed.
 
-The reordering window is ``reorder_window`` of the smallest round trip, plus
+Round trips are measured only on the packet that made the SACK (its BTH PSN): the
+others it acknowledges may have arrived long before, unreported. The reordering
+window is ``reorder_window`` of the smallest round trip, plus
 ``reorder_allowance`` (the jitter of busy processes, not proportional to anything),
 plus the spread of the recent round trips (the largest of the last ``RTT_HISTORY``
 smallest round trips minus the smallest: paths queue differently, and a burst the
@@ -55,8 +57,7 @@ class Rack:
         self.reorder_allowance = reorder_allowance
         self.max_reorder_steps = max_reorder_steps
         self.min_rtt: float | None = None
-        self.rtt = 0.0  # round trip of the latest-sent acknowledged transmission
-        self.tx_seq = 0  # its transmission order (0: nothing acknowledged yet)
+        self.tx_seq = 0  # latest-sent acknowledged transmission (0: none yet)
         self.steps = 1  # the reordering window's multiple
         self.spurious = 0  # retransmissions found spurious
         # (time, round trip) of recent samples, round trips decreasing: the first is
@@ -65,8 +66,8 @@ class Rack:
 
     @property
     def recent_rtt(self) -> float:
-        """The largest round trip of the recent history (at least RACK's own)."""
-        return max(self._recent[0][1], self.rtt) if self._recent else self.rtt
+        """The largest round trip of the recent history (0 before the first)."""
+        return self._recent[0][1] if self._recent else 0.0
 
     @property
     def reorder(self) -> float:
@@ -80,10 +81,11 @@ class Rack:
         """When ``sent`` should have been acknowledged, reordering included."""
         return sent.sent_at + self.recent_rtt + self.reorder
 
-    def on_acked(self, sent: Transmission, now: float) -> float | None:
-        """``sent`` was acknowledged now; returns its round trip, or None when the
-        acknowledgement may answer an earlier transmission of the PSN (then the
-        transmission is no evidence of what arrived when)."""
+    def on_acked(self, sent: Transmission, now: float, trigger: bool) -> float | None:
+        """``sent`` was acknowledged now (``trigger``: by the SACK it caused); returns
+        the time since it was sent, or None when the acknowledgement may answer an
+        earlier transmission of the PSN (then it is no evidence of what arrived
+        when). Only a trigger's time is a round-trip sample."""
         rtt = now - sent.sent_at
         retransmitted = sent.tx_seq != sent.first_tx_seq
         if retransmitted and (self.min_rtt is None or rtt < self.min_rtt):
@@ -92,6 +94,10 @@ class Rack:
                 self.spurious += 1
                 self.steps = min(self.steps + 1, self.max_reorder_steps)
             return None
+        if sent.tx_seq > self.tx_seq:
+            self.tx_seq = sent.tx_seq
+        if not trigger:
+            return rtt
         if self.min_rtt is None or rtt < self.min_rtt:
             self.min_rtt = rtt
         recent = self._recent
@@ -101,9 +107,6 @@ class Rack:
         horizon = now - RTT_HISTORY * self.min_rtt
         while recent[0][0] < horizon:
             recent.popleft()
-        if sent.tx_seq > self.tx_seq:
-            self.tx_seq = sent.tx_seq
-            self.rtt = rtt
         return rtt
 
     def lost(self, sent: Transmission, evidence: float) -> bool:

@@ -310,7 +310,7 @@ class QpSender:
         evidence = None
         acked_bytes = 0
         for sent in acked:
-            rtt = rack.on_acked(sent, now)
+            rtt = rack.on_acked(sent, now, sent.psn == trigger)
             if rtt is not None and (evidence is None or sent.sent_at > evidence):
                 evidence = sent.sent_at
             if sent.psn == trigger:
@@ -337,7 +337,9 @@ class QpSender:
         in_flight = self._in_flight
         missing = {self._cum + 1}
         base = self._cum + sack.sack_offset
-        zeros = ~sack.sack_bitmap & _BITMAP_MASK
+        # An empty bitmap is the NIC saying it knows nothing past the cumulative PSN
+        # (mrc-nic.md 4.3), not 64 PSNs missing.
+        zeros = ~sack.sack_bitmap & _BITMAP_MASK if sack.sack_bitmap else 0
         while zeros:
             low = zeros & -zeros
             zeros ^= low

@@ -41,9 +41,10 @@ class OneEndpoint:
         return [decode_frame(frame) for frame in self.port.take_sent()]  # type: ignore[misc]
 
     def sack(self, cumulative: int, bitmap: int = 0, *, offset: int = 1, pr: int = 0,
-             ev: int = 0, qp: int = QP) -> None:
+             ev: int = 0, qp: int = QP, psn: int = 0) -> None:
+        """A SACK; ``psn``: the data packet that made it (its round trip is measured)."""
         self.endpoint.handle_frame(encode_sack(
-            FROM_PEER, dest_qp=qp, psn=0, cumulative_psn=cumulative & 0xFFFFFF,
+            FROM_PEER, dest_qp=qp, psn=psn, cumulative_psn=cumulative & 0xFFFFFF,
             sack_bitmap=bitmap, sack_offset=offset, pr=pr, echoed_ev=ev))
 
     def nack(self, psn: int, reason: int) -> None:

@@ -327,7 +327,7 @@ def test_reordering_within_the_window_is_not_a_loss() -> None:
     side.endpoint.write(QP, bytes(3), 0)  # PSNs 1, 2, 3 at t = 10 ms
     side.posted()
     side.clock.advance(0.011)  # 2 and 3 arrive after 11 ms, before 1
-    side.sack(cumulative=0, bitmap=0b110)
+    side.sack(cumulative=0, bitmap=0b110, psn=3)
     assert side.posted() == []
     # A probe is due at PSN 1's deadline: its send time + the recent round trip
     # (11 ms) + the window (2.5 ms, + 1 ms of spread between the round trips).
@@ -343,7 +343,7 @@ def test_an_overtaken_psn_is_asked_about_by_a_probe_at_its_deadline() -> None:
     side.endpoint.write(QP, bytes(3), 0)
     side.posted()
     side.clock.advance(0.011)
-    side.sack(cumulative=0, bitmap=0b110, ev=0x20005)
+    side.sack(cumulative=0, bitmap=0b110, ev=0x20005, psn=3)
     assert side.posted() == []
     side.timer()  # PSN 1's deadline, long before the 1 s timeout
     assert side.clock.now() == pytest.approx(0.0245)
