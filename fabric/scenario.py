@@ -31,9 +31,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from host.nscc import NsccConfig
 from protocol.constants import NIC_RX_WINDOW
 
-from .workloads.specs import WORKLOAD_TYPES, WorkloadSpec, parse_size
+from .workloads.specs import WORKLOAD_TYPES, Workload, WorkloadSpec, parse_size
 
-__all__ = ["Check", "Scenario", "ScenarioError", "Sweep", "load_scenario",
+# Workload (a write stream) and parse_size are part of a scenario's vocabulary: scripts
+# build scenarios from them (scripts/bench_fabric.py).
+__all__ = ["Check", "Scenario", "ScenarioError", "Sweep", "Workload", "load_scenario",
            "load_scenarios", "parse_size"]
 
 _TIME_METRIC = re.compile(r"_us$")
