@@ -167,6 +167,14 @@ class Scenario(_Strict):
     path: str = ""  # the file it was read from
     point: dict[str, Any] = {}  # the sweep values this scenario was made with
 
+    @field_validator("baseline", mode="before")
+    @classmethod
+    def _baseline_flag(cls, value: Any) -> Any:
+        """``true`` / ``false`` (the older form): single-path / none."""
+        if isinstance(value, bool):
+            return "single-path" if value else "none"
+        return value
+
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_type(cls, value: Any) -> Any:
