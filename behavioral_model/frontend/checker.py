@@ -15,6 +15,13 @@ from . import ast
 from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
 from .constness import is_compile_time_known
+from .declcheck import (
+    check_distinct,
+    check_instance_place,
+    check_params,
+    check_struct_fields,
+    check_variable_type,
+)
 from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker, MatchKindMember
 from .initializers import check_initializer
@@ -134,17 +141,23 @@ class Checker:
             self._check_prototype(decl)
         else:
             self.exprs.resolver.decl_type(decl, scope)
+            if isinstance(decl, ast.StructDecl | ast.HeaderUnionDecl) and not decl.type_params:
+                check_struct_fields(decl)
 
     def _check_prototype(self, decl: Any) -> None:
         """Resolve parameter types of prototypes, with their type parameters in scope."""
         scope = self._generic_scope(self.root, decl.type_params, decl)
         methods = decl.methods if isinstance(decl, ast.ExternDecl) else [decl]
+        kind = ("apply" if isinstance(decl, ast.ParserTypeDecl | ast.ControlTypeDecl) else
+                "package" if isinstance(decl, ast.PackageTypeDecl) else "method")
         for m in methods:
             inner = self._generic_scope(scope, getattr(m, "type_params", []), m)
             for p in m.params:
                 self.exprs.resolver.resolve(p.type_ref, inner)
             if getattr(m, "return_type", None) is not None:
                 self.exprs.resolver.resolve(m.return_type, inner)
+            check_distinct(getattr(m, "type_params", []), m.params)
+            check_params(m.params, kind)
 
     def _generic_scope(self, parent: Scope, type_params: list[str], owner: Any) -> Scope:
         if not type_params:
@@ -181,6 +194,7 @@ class Checker:
 
     def _instantiation(self, decl: ast.InstantiationDecl, scope: Scope) -> None:
         t = self.exprs.resolver.resolve(decl.type_ref, scope)
+        check_instance_place(decl, t, scope.kind)
         self.calls.check_constructor_args(t, decl.args, scope, decl)
         if isinstance(t, ExternT) and len(t.type_args) < len(t.decl.type_params):
             # Missing trailing type arguments (e.g. a register's index type) default to bit<32>.
@@ -210,6 +224,7 @@ class Checker:
                     f"action {decl.name}: directional parameter '{p.name}' after a "
                     "directionless one", p.loc)
         self._params(decl.params, inner)
+        check_params(decl.params, "action")
         saved = self._in_action, self._return_type, self._loop_depth
         self._in_action, self._return_type, self._loop_depth = True, VoidT(), 0
         self._block(decl.body, inner)
@@ -218,7 +233,9 @@ class Checker:
     def _function(self, decl: ast.FunctionDecl, scope: Scope) -> None:
         inner = self._generic_scope(scope, decl.type_params, decl).child("function")
         ret = self.exprs.resolver.resolve(decl.return_type, inner)
+        check_distinct(decl.type_params, decl.params)
         self._params(decl.params, inner)
+        check_params(decl.params, "function")
         saved = self._return_type, self._in_function
         self._return_type, self._in_function = ret, True
         self._block(decl.body, inner)
@@ -226,8 +243,11 @@ class Checker:
 
     def _parser(self, decl: ast.ParserDecl) -> None:
         scope = self._generic_scope(self.root, decl.type_params, decl).child("parser")
+        check_distinct(decl.type_params, decl.params, decl.constructor_params)
         self._params(decl.params, scope)
         self._params(decl.constructor_params, scope, allow_dir=False)
+        check_params(decl.params, "apply")
+        check_params(decl.constructor_params, "constructor")
         for local in decl.locals:
             self._local(local, scope)
         names: set[str] = set()
@@ -329,8 +349,11 @@ class Checker:
 
     def _control(self, decl: ast.ControlDecl) -> None:
         scope = self._generic_scope(self.root, decl.type_params, decl).child("control")
+        check_distinct(decl.type_params, decl.params, decl.constructor_params)
         self._params(decl.params, scope)
         self._params(decl.constructor_params, scope, allow_dir=False)
+        check_params(decl.params, "apply")
+        check_params(decl.constructor_params, "constructor")
         for local in decl.locals:
             self._local(local, scope)
         saved = self._return_type
@@ -377,6 +400,7 @@ class Checker:
 
     def _variable(self, decl: ast.VariableDecl, scope: Scope) -> None:
         t = self.exprs.resolver.resolve(decl.type_ref, scope)
+        check_variable_type(decl, t)
         if decl.init is not None:
             self.exprs.check(decl.init, scope, t)
         scope.declare(decl.name, decl, decl.loc)
@@ -388,6 +412,13 @@ class Checker:
             # then only runs its default action, NoAction unless given).
             raise P4TypeError(f"table {decl.name} does not have an 'actions' property",
                               decl.loc)
+        if decl.entries and not decl.keys:
+            raise P4TypeError(f"entries cannot be specified for a table with no key "
+                              f"{decl.name}", decl.loc)
+        if not isinstance(scope.lookup("NoAction"), ast.ActionDecl):
+            # p4c gives every table NoAction as its default default action.
+            raise P4TypeError("declaration of the action NoAction not found; did you "
+                              "include core.p4?", decl.loc)
         kinds = set(self.result.match_kinds)
         key_types: list[Type] = []
         for k in decl.keys:
@@ -467,10 +498,15 @@ class Checker:
             self.exprs.check(stmt.rhs, scope, lt)
         elif isinstance(stmt, ast.MethodCallStatement):
             self.exprs.check(stmt.call, scope)
-            kind = stmt.call.target.kind if stmt.call.target else ""
+            target = stmt.call.target
+            kind = target.kind if target else ""
             if self._in_parser and kind in ("action", "table_apply"):
                 what = "action calls" if kind == "action" else "table applications"
                 raise P4TypeError(f"{what} are not allowed in a parser", stmt.loc)
+            if self._in_action and kind == "table_apply":
+                raise P4TypeError("apply cannot be called from actions", stmt.loc)
+            if kind == "extern_function" and target.name == "verify" and not self._in_parser:
+                raise P4TypeError("verify may only be invoked in parsers", stmt.loc)
         elif isinstance(stmt, ast.IfStatement):
             ct = self.exprs.check(stmt.cond, scope)
             if not isinstance(ct, BoolT):

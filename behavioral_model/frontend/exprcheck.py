@@ -429,9 +429,32 @@ class ExprChecker:
             return BoolT()
         if op in ("/", "%") and isinstance(t, BitT) and t.signed:
             raise P4TypeError(f"'{op}' is not defined on signed values", expr.loc)
+        if op in ("/", "%"):
+            self._division(expr)
         if op in ("|+|", "|-|") and isinstance(t, IntT):
             raise P4TypeError(f"'{op}' needs a fixed-width operand", expr.loc)
         return t
+
+    def _division(self, expr: ast.BinaryExpr) -> None:
+        """p4c: `/` and `%` take no negative operand and no zero divisor, and at run time
+        only a power-of-two divisor (a shift or a mask); other divisions must fold."""
+        what = "division" if expr.op == "/" else "modulo"
+        values = []
+        for side in (expr.left, expr.right):
+            try:
+                value = evaluate(side)
+            except NotConstant:
+                values.append(None)
+                continue
+            if isinstance(value, int) and value < 0:
+                raise P4TypeError(f"{what} is not defined for negative numbers", side.loc)
+            values.append(value)
+        left, right = values
+        if right == 0:
+            raise P4TypeError(f"{what} by zero", expr.loc)
+        if left is None and (right is None or right & (right - 1)):
+            raise P4TypeError(f"{what} by a value that is not a known power of two could not "
+                              "be evaluated at compilation time", expr.loc)
 
     def _ternary(self, expr: ast.TernaryExpr, scope: Scope, expected: Type | None) -> Type:
         ct = self.check(expr.cond, scope)

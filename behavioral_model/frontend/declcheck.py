@@ -1,0 +1,81 @@
+"""Rules p4c applies to parameter lists and struct fields, beyond their types resolving:
+distinct names (p4c's ResolveReferences), what a parameter may be (TypeInference's
+checkParameters and its Parameter, P4Action and Type_Struct rules, CheckNamedArgs)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import ast
+from .errors import P4TypeError
+from .types import ControlT, ExternT, IntT, PackageT, ParserT, StringT, Type, strip_newtype
+
+__all__ = ["check_distinct", "check_instance_place", "check_params", "check_struct_fields",
+           "check_variable_type"]
+
+
+def check_distinct(type_params: Sequence[str], *param_lists: Sequence[ast.Parameter]) -> None:
+    """Type parameters and (apply and constructor) parameters share one name space."""
+    seen = set(type_params)
+    for params in param_lists:
+        for p in params:
+            if p.name in seen:
+                raise P4TypeError(f"duplicate declaration of '{p.name}'", p.loc)
+            seen.add(p.name)
+
+
+def check_params(params: Sequence[ast.Parameter], kind: str) -> None:
+    """``kind``: "apply" (of a parser or control, or its type), "action", "method" (an
+    extern method or function), "function", "constructor" (of a parser or control) or
+    "package" (a package's constructor)."""
+    for p in params:
+        t = p.type_ref.resolved
+        if isinstance(t, ExternT | StringT) and p.direction:
+            raise P4TypeError(f"'{p.name}': a parameter with type {t} cannot have a "
+                              "direction", p.loc)
+        if isinstance(t, ParserT | ControlT) and (
+                kind in ("apply", "action") or p.direction
+                or isinstance(t.decl, ast.ParserDecl | ast.ControlDecl)):
+            raise P4TypeError(f"'{p.name}': parameter cannot have type {t}", p.loc)
+        if kind == "action" and isinstance(t, ExternT):
+            raise P4TypeError(f"'{p.name}': action parameters cannot have extern types",
+                              p.loc)
+        optional = p.annotation("optional") is not None
+        if optional and kind in ("constructor", "function"):
+            raise P4TypeError(f"'{p.name}': optional parameter not allowed here", p.loc)
+        if p.default is not None and optional:
+            raise P4TypeError(f"'{p.name}': optional parameters cannot have default values",
+                              p.loc)
+        if p.default is not None and p.direction in ("out", "inout"):
+            raise P4TypeError(f"'{p.name}': out parameters cannot have default values", p.loc)
+
+
+def _struct_field_ok(t: Type | None) -> bool:
+    t = strip_newtype(t) if t is not None else t
+    return not isinstance(t, StringT | IntT | ExternT | ParserT | ControlT)
+
+
+def check_struct_fields(decl: ast.StructDecl | ast.HeaderUnionDecl | ast.HeaderDecl) -> None:
+    """A struct field holds data: not a string, an int, an extern, a parser or a control."""
+    for f in decl.fields:
+        if not _struct_field_ok(f.type_ref.resolved):
+            raise P4TypeError(f"field '{f.name}' of '{decl.name}' cannot have type "
+                              f"'{f.type_ref.resolved}'", f.loc)
+
+
+def check_variable_type(decl: ast.VariableDecl, t: Type) -> None:
+    """Variables hold data; externs, parsers and controls are instantiated instead."""
+    if isinstance(t, ExternT | ParserT | ControlT | PackageT):
+        raise P4TypeError(f"'{decl.name}': cannot declare variables of type '{t}' (consider "
+                          "using an instantiation)", decl.loc)
+    if isinstance(t, StringT | IntT):
+        raise P4TypeError(f"'{decl.name}': cannot declare variables with type {t}", decl.loc)
+
+
+def check_instance_place(decl: ast.InstantiationDecl, t: Type, where: str) -> None:
+    """Parsers and controls are instantiated inside a block (a package at top level, or
+    as a constructor argument), a parser only in a parser (p4c's inliner)."""
+    if isinstance(t, ParserT | ControlT) and where == "program":
+        raise P4TypeError(f"'{decl.name}': cannot instantiate at top-level", decl.loc)
+    if isinstance(t, ParserT) and where == "control":
+        raise P4TypeError(f"'{decl.name}': instantiation of parser in control", decl.loc)
