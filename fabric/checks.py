@@ -83,11 +83,6 @@ def _first_down(run: RunResult) -> dict[str, Any] | None:
     return next((f for f in run.failures if f["action"] in ("down", "switch-down")), None)
 
 
-# Goodput around failures: bins this long after the last failure are left out (the
-# transport reacts), and the first and last bins of the transfer (start and tail).
-SETTLE_US = 100.0
-
-
 def _same_plane(ctx: Context, check: Check, run: RunResult) -> Measured:
     """Of the retirements that refilled their slot, the share whose new EV is on the
     old one's plane (an EV's top bits name its plane)."""
@@ -100,8 +95,10 @@ def _same_plane(ctx: Context, check: Check, run: RunResult) -> Measured:
 
 
 def _kept_after(ctx: Context, check: Check, run: RunResult) -> Measured:
-    """Mean goodput after the last failure (once settled) over the mean before the
-    first: 1 = nothing lost, 0.5 = half."""
+    """Steady-state goodput after the failures over the goodput before them: the mean
+    of the second half of the time after the last failure (the first half is the
+    transport reacting) over the mean before the first failure; the first and last
+    bins of the transfer (start and tail) are left out. 1 = nothing lost, 0.5 = half."""
     if not run.failures:
         return Measured(None, "no failure in this run")
     first = min(f["at_us"] for f in run.failures)
@@ -109,8 +106,9 @@ def _kept_after(ctx: Context, check: Check, run: RunResult) -> Measured:
     times, series = goodput_series(run)
     width = run.metrics.bin_us
     inner = list(zip(times, series, strict=True))[1:-1]
+    settled = last + (inner[-1][0] - last) / 2 if inner else last
     before = [g for t, g in inner if t + width <= first]
-    after = [g for t, g in inner if t >= last + SETTLE_US]
+    after = [g for t, g in inner if t >= settled]
     if not before or not after:
         return Measured(None, "the transfer does not span the failures")
     mean_before, mean_after = sum(before) / len(before), sum(after) / len(after)
