@@ -15,19 +15,18 @@ later arrived first" [RFC 8985], judged only on what the receiver showed.
 
 Round trips are measured only on the packet that made the SACK (its BTH PSN): the
 others it acknowledges may have arrived long before, unreported. The reordering
-window is ``reorder_window`` of the smallest round trip, plus
-``reorder_allowance`` (the jitter of busy processes, not proportional to anything),
-plus the spread of the recent round trips (the largest of the last ``RTT_HISTORY``
-smallest round trips minus the smallest: paths queue differently, and a burst the
-host posts waits longest on the plane that got most of it). It widens by as much
+window is ``reorder_window`` of the smallest round trip, plus ``reorder_allowance``
+(the jitter of busy processes, not proportional to anything). It widens by as much
 again each time a retransmission turns out to have been spurious (its SACK came
 back faster than any round trip: it answered the earlier transmission), up to
 ``max_reorder_steps`` times; RFC 8985 section 6.2 does the same with DSACKs.
 
 A transmission that a later one overtook but no SACK has shown missing (its word is
 not reported, or no SACK came since: the tail) is asked about: at its deadline (its
-send time + the recent round trip + the window) the sender posts a probe, whose
-answer reports the receiver's first hole, made after the deadline.
+send time + the recent round trip + the window; the recent round trip is the
+largest of the last ``RTT_HISTORY`` smallest round trips, as queues grow) the sender
+posts a probe, whose answer reports the receiver's first hole, made after the
+deadline.
 """
 
 from __future__ import annotations
@@ -72,9 +71,7 @@ class Rack:
     @property
     def reorder(self) -> float:
         """The reordering window, in seconds."""
-        min_rtt = self.min_rtt or 0.0
-        spread = max(0.0, self.recent_rtt - min_rtt)
-        return (min_rtt * self.reorder_window + self.reorder_allowance + spread) \
+        return ((self.min_rtt or 0.0) * self.reorder_window + self.reorder_allowance) \
             * self.steps
 
     def deadline(self, sent: Transmission) -> float:
