@@ -196,6 +196,7 @@ def _ev_parts(prefix: str, ev: int) -> dict[str, list[int]]:
 def scapy_values(frame: Packet) -> dict[str, list[int]]:
     """What the dissector must show for ``frame``, from scapy's parse of it
     (docs/wireshark.md lists the fields)."""
+    frame = Ether(bytes(frame))  # as on the wire: lengths filled in
     udp, bth = _mrc_transport(frame)
     ipv6 = [layer for layer in frame.iterpayloads() if isinstance(layer, IPv6)]
     outer = ipv6[0]
@@ -216,7 +217,9 @@ def scapy_values(frame: Packet) -> dict[str, list[int]]:
             want[f"mrc.{key}.{field.name}"] = [getattr(layer, field.name)]
         if key in ("sack", "nack"):
             want |= _ev_parts("mrc.echoed_ev", layer.echoed_ev)
-    want["mrc.payload_len"] = [len(udp.payload) - header_bytes]
+    # What the UDP length leaves after the headers (a frame may carry more: a trailer,
+    # which scapy keeps as padding and Wireshark as the Ethernet trailer).
+    want["mrc.payload_len"] = [udp.len - 8 - header_bytes]
     return want
 
 
@@ -379,6 +382,19 @@ def test_the_t0_shifted_and_trimmed(device_pcaps: Path, tshark_home: Path) -> No
     # The NIC's first data frame went to the trimming port (capture.py).
     rows = [line.split("\t") for line in out.splitlines()]
     assert rows and all(row == ["3", "0"] for row in rows), rows
+
+
+@needs_tshark
+def test_tshark_decodes_the_pna_nic_pcaps_like_scapy(tmp_path: Path, mrc_fields: list[str],
+                                                     tshark_home: Path) -> None:
+    # The PNA NIC cannot cut a reply's payload: its SACKs and NACKs keep the data
+    # packet's payload after the lengths' end, which both tools must leave out.
+    capture = _load(ROOT / "tools" / "wireshark" / "capture.py")
+    capture.run_nic(tmp_path, ROOT / "p4src" / "pna" / "mrc_nic.p4")
+    decoded = [frame for pcap in sorted(tmp_path.glob("*.pcap"))
+               for frame in assert_tshark_equals_scapy(pcap, mrc_fields, tshark_home)]
+    opcodes = {scapy_values(frame)["mrc.bth.opcode"][0] for frame in decoded}
+    assert opcodes >= c.WRITE_OPCODES | {c.OPCODE_SACK, c.OPCODE_NACK, c.OPCODE_PROBE}
 
 
 def test_capture_script_help_and_bad_program(capsys) -> None:
