@@ -1,9 +1,10 @@
 -- MRC (Multipath Reliable Connection) over SRv6 uSIDs: a Wireshark dissector.
 --
--- GENERATED FILE (tools/wireshark/mrc.lua): do not edit it. The dissection logic is in
--- tools/wireshark/mrc.lua.in, the header tables come from protocol/headers.py and
--- protocol/constants.py; run `python scripts/gen_wireshark_dissector.py` after changing
--- any of them. How to load it and what it shows: docs/wireshark.md.
+-- tools/wireshark/mrc.lua is generated: do not edit it. The dissection logic is in the
+-- template tools/wireshark/mrc.lua.in; the header tables (the MRC table below) come from
+-- protocol/headers.py and protocol/constants.py. Run
+-- `python scripts/gen_wireshark_dissector.py` after changing any of them. How to load
+-- the plugin and what it shows: docs/wireshark.md.
 --
 -- What it decodes (docs/mrc-protocol.md section 3, docs/mrc-nic.md):
 --   outer IPv6 whose DA is a uSID carrier (block : uSID : uSID : ... : 0), then the inner
