@@ -166,6 +166,7 @@ def named_values(prefix: str) -> dict[int, str]:
 
 
 def label(name: str) -> str:
+    """The label Wireshark shows for a field: ``ack_psn_offset`` -> ``Ack PSN offset``."""
     words = [w.upper() if w in _ACRONYMS else w for w in name.split("_")]
     text = " ".join(words)
     return text[0].upper() + text[1:]
@@ -200,7 +201,8 @@ def _lua_layer(key: str, layer: type[Packet]) -> list[str]:
 
 def generated_tables() -> str:
     """The Lua table ``MRC`` with every generated fact."""
-    out = ["local MRC = {}", "", "MRC.layers = {"]
+    out = ["-- ---- generated from protocol/ by scripts/gen_wireshark_dissector.py ----------",
+           "local MRC = {}", "", "MRC.layers = {"]
     for key, layer in LAYERS.items():
         out += _lua_layer(key, layer)
     out += ["}", "", "-- Dissection order of the layers (pairs() would be unordered).",
@@ -242,7 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=OUTPUT,
                         help=f"where to write (default: {OUTPUT.relative_to(ROOT)})")
     args = parser.parse_args(argv)
-    text = render()
+    try:
+        text = render()
+    except (OSError, ValueError) as error:
+        print(f"cannot generate the dissector: {error}", file=sys.stderr)
+        return 2
     if args.check:
         current = args.output.read_text() if args.output.exists() else ""
         if current != text:

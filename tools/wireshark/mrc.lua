@@ -14,6 +14,7 @@
 -- Wireshark's InfiniBand dissector owns UDP 4791 (RoCEv2). This plugin takes the port
 -- over and hands every frame whose BTH opcode is not an MRC one back to it.
 
+-- ---- generated from protocol/ by scripts/gen_wireshark_dissector.py ----------
 local MRC = {}
 
 MRC.layers = {
