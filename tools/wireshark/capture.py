@@ -344,11 +344,14 @@ def main(argv: list[str] | None = None) -> int:
                     "NACKs with every reason); the frames it sends on plane 0 then cross "
                     "the T0 switch program (--pcap DIR/t0), which shifts their carriers "
                     "and trims the data on one port. Each folder gets portN_in.pcap and "
-                    "portN_out.pcap per port.")
+                    "portN_out.pcap per port.",
+        epilog="Then, for example: tshark -X lua_script:tools/wireshark/mrc.lua -r "
+               "DIR/nic/port1_out.pcap")
     parser.add_argument("directory", metavar="DIR", type=Path,
                         help="where to write the pcaps (created if missing)")
     parser.add_argument("--nic-program", type=Path, default=NIC_PROGRAM,
-                        help="the NIC program (default: p4src/mrc_nic.p4)")
+                        help="the NIC program (default: p4src/mrc_nic.p4; "
+                             "p4src/pna/mrc_nic.p4 is the PNA build)")
     parser.add_argument("--switch-program", type=Path, default=SWITCH_PROGRAM,
                         help="the switch program (default: p4src/srv6_switch.p4)")
     args = parser.parse_args(argv)
