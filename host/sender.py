@@ -43,6 +43,7 @@ _CONN_ID_MASK = 0xFFFF  # connection ids are the low 16 bits of the QPNs (mrc-ni
 _MSG_SEQ_MASK = 0xFFFF
 _TRIM_REASONS = (NACK_TRIMMED, NACK_TRIMMED_LASTHOP)
 _BITMAP_MASK = (1 << 64) - 1  # the SACK bitmap's 64 bits
+_ENCAP_BYTES = 40  # the outer IPv6 header the NIC adds (mrc-nic.md 3)
 
 
 class _Message:
@@ -110,6 +111,12 @@ class QpSender:
         self._probe_ev: int | None = None  # the EV of the latest data SACK: a good path
         self._bytes_in_flight = 0
         self.cc = Nscc(config.nscc, config.mtu, clock.now()) if config.cc == "nscc" else None
+        # With NSCC the line rate is known: the NIC's transmit queue is modelled as a
+        # fluid queue draining at it, and a packet's send time is when it leaves the
+        # NIC (a burst the host posts at once leaves over time; timing loss from the
+        # post would take the queueing for reordering).
+        self._line_rate = config.nscc.line_rate_gbps * 1e9 / 8 if self.cc else 0.0
+        self._wire_free = 0.0  # when the modelled NIC queue is empty
         self._next_probe_id = 0
 
     # -- application side ------------------------------------------------------------
@@ -203,7 +210,7 @@ class QpSender:
                 message.handle.last_psn = psn
                 message.data = memoryview(b"")  # every byte is in a frame now
                 self._queue.popleft()
-            self._in_flight[psn] = _InFlight(psn, message, frame, size, self.clock.now(),
+            self._in_flight[psn] = _InFlight(psn, message, frame, size, self._departure(frame),
                                              self._next_tx_seq(), self._acked_count)
             self._bytes_in_flight += size
             self._post(frame)
@@ -222,6 +229,15 @@ class QpSender:
         return (tail > 1 and len(self._queue) == 1
                 and len(message.data) - end <= (tail - 1) * self.config.mtu)
 
+    def _departure(self, frame: bytes) -> float:
+        """When ``frame``, posted now, starts to leave the NIC (now without NSCC)."""
+        now = self.clock.now()
+        if not self._line_rate:
+            return now
+        start = max(now, self._wire_free)
+        self._wire_free = start + (len(frame) + _ENCAP_BYTES) / self._line_rate
+        return start
+
     def _next_tx_seq(self) -> int:
         self._tx_seq += 1
         return self._tx_seq
@@ -231,7 +247,7 @@ class QpSender:
         (mrc-nic.md 3, step 1) and sends it as DSCP 8."""
         if sent.tx_seq == sent.first_tx_seq:  # first retransmission: flag the frame
             sent.frame = retransmit_copy(sent.frame)
-        sent.sent_at = self.clock.now()
+        sent.sent_at = self._departure(sent.frame)
         sent.tx_seq = self._next_tx_seq()
         sent.acked_before = self._acked_count
         sent.deferred = False

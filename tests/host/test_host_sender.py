@@ -309,6 +309,21 @@ def test_a_retransmission_is_judged_on_its_own_send_time() -> None:
                                                                   ("WritePacket", 1)]
 
 
+def test_a_spurious_retransmission_widens_the_reordering_window() -> None:
+    side = rack_side()
+    send_at(side, 0.010)  # PSN 1: only late
+    send_at(side, 0.013)
+    side.clock.set(0.023)
+    side.sack(cumulative=0, bitmap=0b10)
+    assert [p.psn for p in side.posted()] == [1, 1]  # taken for lost
+    side.clock.set(0.024)  # 1 ms after the retransmission: the first copy arrived
+    side.sack(cumulative=2, psn=1)
+    sender = side.endpoint.sender(QP)
+    assert side.endpoint.qp_stats(QP).spurious_retransmits == 1
+    assert sender.rack.reorder == pytest.approx(2 * 0.0025)
+    assert sender.rack.min_rtt == pytest.approx(0.010)  # no sample from it
+
+
 def test_a_psn_the_sack_does_not_cover_is_not_declared_lost() -> None:
     """The NIC reports one 64-PSN word per SACK: a PSN outside it (here between the
     cumulative PSN + 1 and the bitmap's start) may have arrived."""
