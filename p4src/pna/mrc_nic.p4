@@ -192,7 +192,8 @@ control NicIngress(inout headers_t hdr,
                 // A packet-out naming its port (section 1 of docs/mrc-nic.md): a
                 // name must be a constant here, so the ports a NIC's planes use in
                 // every topology the controller plans (1..NIC_MAX_PLANES) are
-                // spelt out; a packet-out to any other port is dropped.
+                // spelt out; a packet-out to any other port is dropped and counted
+                // (NIC_DROP_BAD_PACKET_OUT).
                 switch (port) {
                     1: { send_to_port((PortId_t)1); }
                     2: { send_to_port((PortId_t)2); }
@@ -202,7 +203,10 @@ control NicIngress(inout headers_t hdr,
                     6: { send_to_port((PortId_t)6); }
                     7: { send_to_port((PortId_t)7); }
                     8: { send_to_port((PortId_t)8); }
-                    default: { NIC_DROP_PACKET(); }
+                    default: {
+                        NIC_COUNT_BYTES(drop_counter, NIC_DROP_BAD_PACKET_OUT);
+                        NIC_DROP_PACKET();
+                    }
                 }
             }
             // Otherwise plane_port's action has sent the packet to the plane's port.
