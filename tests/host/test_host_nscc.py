@@ -121,9 +121,9 @@ def test_the_sender_keeps_its_bytes_in_flight_under_the_window() -> None:
     sender = side.endpoint.sender(QP)
     assert len(side.posted()) == 15
     assert sender.bytes_in_flight == 15_000
-    # PSN 4 left the NIC after 4 others (1,040 bytes each on the wire at 1 GB/s): back
-    # a base round trip later.
-    side.clock.advance(4 * 1.04e-6 + 10e-6)
+    # PSN 4 left the NIC after 4 others (about 1,134 bytes each on the wire at 1 GB/s):
+    # back a base round trip later.
+    side.clock.advance(4 * 1.2e-6 + 10e-6)
     side.sack(cumulative=4, psn=4)
     assert sender.bytes_in_flight <= sender.cc.cwnd
     assert len(side.posted()) >= 5
