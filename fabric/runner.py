@@ -152,7 +152,8 @@ def transport_config(scenario: Scenario, roce: bool = False) -> TransportConfig:
                            max_rto=max(t.max_rto_us, rto_us) / 1e6,
                            fixed_retries=t.fixed_retries,
                            max_retries=t.max_retries, gap_threshold=t.gap_threshold,
-                           tail_ack_req=t.tail_ack_req, cc=t.cc, nscc=t.nscc)
+                           tail_ack_req=t.tail_ack_req, cc=t.cc, nscc=t.nscc,
+                           reorder_allowance=t.reorder_allowance_us / 1e6)
 
 
 def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),

@@ -79,7 +79,8 @@ def scaled_for_procs(scenario: Scenario, factor: float) -> Scenario:
     """``scenario`` with its times multiplied by ``factor`` (wall clock)."""
     t = scenario.transport
     transport = t.model_copy(update={"rto_us": t.rto_us * factor,
-                                     "max_rto_us": t.max_rto_us * factor})
+                                     "max_rto_us": t.max_rto_us * factor,
+                                     "reorder_allowance_us": t.reorder_allowance_us * factor})
     failures = [f.model_copy(update={"at_us": f.at_us * factor, "down_us": f.down_us * factor})
                 for f in scenario.failures]
     loads = [w.model_copy(update={"start_us": w.start_us * factor})
