@@ -19,6 +19,7 @@ from controller.react import Reactor
 from controller.topology import load_topology
 from fabric.procs import ProcessFabric, layout_from_topology
 from fabric.procs.cli import main
+from fabric.procs.control import request
 from fabric.procs.run_cmd import _collected_by
 from fabric.procs.state import read_state
 from host import NanomsgPort
@@ -61,8 +62,8 @@ def test_up_serves_the_devices_and_links_and_they_move(workdir: Path) -> None:
             wait_scrape(url, lambda s: value(s, "mrc_fabric_link_frames_total",
                                              link=HOST_LINK, source="host") == 5,
                         "the host's frames on its link")
-            down = fabric_cli("link", "nic0:0", "down", "--workdir", workdir)
-            assert down.returncode == 0, down.stderr
+            # what ``link nic0:0 down`` asks the running fabric
+            request(state.control_socket, {"op": "link", "port": "nic0:0", "up": False})
             for _ in range(3):
                 host.send(bytes(64))
             dropped = wait_scrape(
@@ -73,8 +74,7 @@ def test_up_serves_the_devices_and_links_and_they_move(workdir: Path) -> None:
             host.close()
         assert value(dropped, "mrc_fabric_link_up", link=HOST_LINK) == 0
         assert value(dropped, "mrc_fabric_link_frames_total", link=HOST_LINK) == 5
-        lossy = fabric_cli("link", "t0:1", "loss", "0.25", "--workdir", workdir)
-        assert lossy.returncode == 0, lossy.stderr
+        request(state.control_socket, {"op": "link", "port": "t0:1", "loss": 0.25})
         assert value(scrape(url), "mrc_fabric_link_loss_ratio") == 0.25
     finally:
         down = fabric_cli("down", "--workdir", workdir)
