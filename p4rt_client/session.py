@@ -26,7 +26,7 @@ from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from .channel import TlsConfig, open_channel
+from .channel import TlsConfig, open_channel, server_answers
 from .entities import pipeline_cookie, to_entity
 from .errors import (
     ElectionIdInUseError,
@@ -115,11 +115,7 @@ class P4RuntimeSession:
             self.channel = open_channel(self.address, self.tls)
         except ValueError as error:
             raise P4RuntimeSessionError(str(error)) from None
-        ready = grpc.channel_ready_future(self.channel)
-        try:
-            ready.result(timeout=timeout)
-        except grpc.FutureTimeoutError:
-            ready.cancel()  # its polling thread must not outlive the channel
+        if not server_answers(self.channel, timeout):
             self.channel.close()
             self.channel = None
             how = (" over TLS (or it refused the TLS handshake: check the certificates)"

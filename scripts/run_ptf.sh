@@ -14,10 +14,10 @@ usage() {
 usage: scripts/run_ptf.sh [--target bm|bmv2] [--platform nn|eth] [--p4 PROG.p4]
                           [-I DIR]... [--test-dir DIR] [--ports N] [--veth-name NAME]
                           [--param KEY=VALUE]... [--keep] [--priority-queues N]
-                          [--log-level LEVEL] [TEST...] [-- PTF-ARG...]
+                          [--log-level LEVEL] [--results-dir DIR] [TEST...] [-- PTF-ARG...]
        scripts/run_ptf.sh --all [--target bm|bmv2] [--platform nn|eth] [-I DIR]...
                           [--ports N] [--veth-name NAME] [--param KEY=VALUE]... [--keep]
-                          [--log-level LEVEL] [-- PTF-ARG...]
+                          [--log-level LEVEL] [--results-dir DIR] [-- PTF-ARG...]
 
 Start a P4Runtime target, run a PTF suite against it, tear the target down.
 
@@ -66,6 +66,13 @@ Start a P4Runtime target, run a PTF suite against it, tear the target down.
                   standard_metadata.priority to p needs at least p + 1: with fewer,
                   simple_switch drops the packet, and bm does the same.
   --log-level L   the target's log level (default info; debug traces every packet).
+  --results-dir DIR
+                  also write each test's outcome to DIR/results.jsonl, one JSON object
+                  per line: {"test": "smoke.PacketInTest", "outcome": "ok", "detail": ""}
+                  (outcome: ok, FAIL, ERROR, skipped, expected failure or unexpected
+                  success; detail: the skip reason or the traceback). With --all, each
+                  suite writes DIR/SUITE/results.jsonl. Programs should read this file
+                  rather than PTF's console output, where other messages can interleave.
   TEST...         PTF test specs (e.g. smoke.PacketOutTest); default: all.
   -- ARGS         passed to ptf as they are (e.g. -- --failfast).
 
@@ -89,6 +96,7 @@ INCLUDES=()
 TESTS=()
 PTF_EXTRA=()
 ALL=0
+RESULTS_DIR=""
 FORWARD=()       # options --all passes on to every suite's run
 SUITE_OWN=()     # options --all refuses (each suite has its own)
 
@@ -111,6 +119,7 @@ while [[ $# -gt 0 ]]; do
         --keep) KEEP=1; FORWARD+=("$1"); shift ;;
         --param) EXTRA_PARAMS+=";${2:?--param needs KEY=VALUE}"; FORWARD+=("$1" "$2"); shift 2 ;;
         --log-level) LOG_LEVEL="${2:?--log-level needs a value}"; FORWARD+=("$1" "$2"); shift 2 ;;
+        --results-dir) RESULTS_DIR="${2:?--results-dir needs a value}"; shift 2 ;;
         --priority-queues) PRIORITY_QUEUES="${2:?--priority-queues needs a value}"; SUITE_OWN+=("$1"); shift 2 ;;
         --) shift; PTF_EXTRA=("$@"); break ;;
         -*) echo "run_ptf.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -125,6 +134,10 @@ if ! [[ "$NPORTS" =~ ^[1-9][0-9]*$ ]]; then
 fi
 if ! [[ "$PRIORITY_QUEUES" =~ ^[1-8]$ ]]; then
     echo "run_ptf.sh: --priority-queues must be 1..8" >&2; exit 2
+fi
+if [[ -n "$RESULTS_DIR" ]]; then
+    mkdir -p "$RESULTS_DIR" && RESULTS_DIR="$(cd "$RESULTS_DIR" && pwd)" || {
+        echo "run_ptf.sh: --results-dir $RESULTS_DIR: cannot create that folder" >&2; exit 2; }
 fi
 
 # -- every suite (--all) -------------------------------------------------------------------
@@ -156,9 +169,11 @@ run_all_suites() {
     for suite in "${suites[@]}"; do
         echo "run_ptf.sh --all: ---- suite $suite ----"
         rc=0
+        local results=()
+        [[ -z "$RESULTS_DIR" ]] || results=(--results-dir "$RESULTS_DIR/$suite")
         # shellcheck disable=SC2086  # the suite's own options are split on purpose
         bash "$ROOT/scripts/run_ptf.sh" --target "$TARGET" ${args[$suite]} \
-            "${FORWARD[@]}" "${extra[@]}" </dev/null || rc=$?
+            "${FORWARD[@]}" "${results[@]}" "${extra[@]}" </dev/null || rc=$?
         if [[ $rc -eq 0 ]]; then
             summary+=("run_ptf.sh --all: $suite: passed")
         else
@@ -314,25 +329,21 @@ show_target_output() {
 }
 
 if ! "$PY" - "$GRPC_ADDR" "$SWITCH_PID" <<'PYEOF'
-import os, sys, time
-import grpc
+import sys
+from p4rt_client import wait_for_grpc
 addr, pid = sys.argv[1], int(sys.argv[2])
-deadline = time.monotonic() + 60
-with grpc.insecure_channel(addr) as channel:
-    while True:
-        try:
-            grpc.channel_ready_future(channel).result(timeout=0.1)
-            break
-        except grpc.FutureTimeoutError:
-            try:
-                with open(f"/proc/{pid}/stat") as stat:
-                    dead = stat.read().rsplit(")", 1)[1].split()[0] in "ZX"
-            except OSError:
-                dead = True
-            if dead:
-                sys.exit(f"run_ptf.sh: the target exited before answering on {addr}")
-            if time.monotonic() > deadline:
-                sys.exit(f"run_ptf.sh: the target does not answer on {addr}")
+
+def alive() -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        return False
+
+try:
+    wait_for_grpc(addr, 60, alive)
+except TimeoutError as error:
+    sys.exit(f"run_ptf.sh: the target does not answer: {error}")
 PYEOF
 then
     show_target_output
@@ -343,6 +354,12 @@ echo "run_ptf.sh: target $TARGET (pid $SWITCH_PID) answers on $GRPC_ADDR; packet
 # -- run PTF ----------------------------------------------------------------------------
 INC_PARAM="$(IFS=:; echo "${INCLUDES[*]:-}")"
 TEST_PARAMS="grpcaddr='$GRPC_ADDR';p4info='$P4INFO';config='$CONFIG';config_include='$INC_PARAM';device_id=0;cpu_port=$CPU_PORT;target='$TARGET'$EXTRA_PARAMS"
+if [[ -n "$RESULTS_DIR" ]]; then
+    # Each test appends its outcome (ptf_tests/lib/ptf_outcomes.py); start empty.
+    RESULTS_FILE="$RESULTS_DIR/results.jsonl"
+    : >"$RESULTS_FILE"
+    TEST_PARAMS+=";results_file='$RESULTS_FILE'"
+fi
 status=0
 # In the background, so that a signal reaches our traps at once (bash runs traps only
 # after a foreground child ends); cleanup stops it.

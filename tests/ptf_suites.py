@@ -1,16 +1,20 @@
 """The PTF suites of the repository and one shared ``scripts/run_ptf.sh --all`` run.
 
 The PTF tests of ``tests/`` (test_run_ptf_all.py, test_ptf_mrc_nic.py, ...) check what
-one ``--all`` run printed, so a pytest session starts each suite's target once.
+one ``--all`` run found, so a pytest session starts each suite's target once. Each
+test's outcome is read from the results file the run writes (``--results-dir``), not
+from PTF's console output, where a message of another thread can split a verdict line.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -56,10 +60,26 @@ def suite_classes(suite: str) -> set[str]:
     return found
 
 
+def read_outcomes(path: Path) -> dict[str, str]:
+    """``module.Class`` -> its verdict as PTF prints it ("ok", "FAIL", "ERROR",
+    "skipped 'REASON'", ...), from a ``run_ptf.sh --results-dir`` results file (none
+    if the file is missing: the run did not get as far as PTF)."""
+    if not path.exists():
+        return {}
+    verdicts = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        outcome = record["outcome"]
+        verdicts[record["test"]] = (f"skipped {record['detail']!r}"
+                                    if outcome == "skipped" else outcome)
+    return verdicts
+
+
 @dataclass(frozen=True)
 class AllRun:
     returncode: int
     output: str
+    outcomes: dict[str, dict[str, str]]
 
     def section(self, suite: str) -> str:
         """What the run printed for one suite (between its header and the next)."""
@@ -70,8 +90,7 @@ class AllRun:
 
     def results(self, suite: str) -> dict[str, str]:
         """``module.Class`` -> PTF's verdict ("ok", "FAIL", "skipped ...") for a suite."""
-        return dict(re.findall(r"^(\w+\.\w+) \.\.\. (.+?)\s*$", self.section(suite),
-                               re.MULTILINE))
+        return self.outcomes.get(suite, {})
 
     def verdict(self, suite: str) -> str | None:
         """The suite's summary line verdict ("passed", "FAILED (exit N)") or None."""
@@ -83,7 +102,11 @@ class AllRun:
 @cache
 def run_all(target: str = "bm") -> AllRun:
     """``scripts/run_ptf.sh --all --target TARGET``, once per pytest session."""
-    proc = subprocess.run(["bash", str(RUN_PTF), "--all", "--target", target], cwd=ROOT,
-                          env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=ALL_TIMEOUT)
-    return AllRun(proc.returncode, proc.stdout)
+    with tempfile.TemporaryDirectory(prefix="ptf_results_") as results:
+        proc = subprocess.run(["bash", str(RUN_PTF), "--all", "--target", target,
+                               "--results-dir", results], cwd=ROOT, env=env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=ALL_TIMEOUT)
+        outcomes = {suite: read_outcomes(Path(results) / suite / "results.jsonl")
+                    for suite in SUITE_DIRS}
+    return AllRun(proc.returncode, proc.stdout, outcomes)

@@ -1,6 +1,7 @@
 """The PTF smoke suite (ptf_tests/smoke/) through ``scripts/run_ptf.sh --target bm``:
 our switch process, P4Runtime, the nn platform, no root. Also the script's --help and
-BMv2 'skipped' path, and the switch benchmark's --quick smoke run."""
+BMv2 'skipped' path, and the switch benchmark's --quick smoke run. Test outcomes are
+read from the run's results file (``--results-dir``), not from PTF's console output."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from ptf_suites import run_all
+from ptf_suites import read_outcomes, run_all
 
 ROOT = Path(__file__).resolve().parent.parent
+# A guard against hangs only: a loaded machine makes these runs many times slower.
+HANG_TIMEOUT = 600
 RUN_PTF = ROOT / "scripts" / "run_ptf.sh"
 BENCH = ROOT / "scripts" / "bench_switch.py"
 SMOKE_TESTS = {"L2ForwardTest", "L3RouteTest", "PacketOutTest", "PacketInTest",
@@ -38,11 +41,10 @@ def test_run_ptf_smoke_suite_on_bm() -> None:
     run = run_all("bm")
     output = run.section("smoke")
     assert run.verdict("smoke") == "passed", run.output[-3000:]
-    results = dict(re.findall(r"^smoke\.(\w+) \.\.\. (\w+)", output, re.MULTILINE))
+    results = {name.removeprefix("smoke."): verdict
+               for name, verdict in run.results("smoke").items()}
     assert set(results) == SMOKE_TESTS, output
     assert set(results.values()) == {"ok"}, output  # none skipped, none failed
-    assert re.search(rf"^Ran {len(SMOKE_TESTS)} tests? in ", output, re.MULTILINE), output
-    assert "skipped" not in output.lower(), output
     assert "all tests passed on bm" in output
 
 
@@ -55,12 +57,14 @@ def test_run_ptf_fails_when_a_test_fails(tmp_path: Path) -> None:
                                      "std.egress_spec = port + 1;\n    }\n    action set_mcast"))
     assert broken.read_text() != source
     proc = subprocess.run(["bash", str(RUN_PTF), "--target", "bm", "--p4", str(broken),
+                           "--results-dir", str(tmp_path / "results"),
                            "smoke.L2ForwardTest", "smoke.PacketOutTest"],
-                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, env=_env(), capture_output=True, text=True,
+                          timeout=HANG_TIMEOUT)
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0, output
-    assert re.search(r"^smoke\.L2ForwardTest \.\.\. FAIL", output, re.MULTILINE), output
-    assert re.search(r"^smoke\.PacketOutTest \.\.\. ok", output, re.MULTILINE), output
+    results = read_outcomes(tmp_path / "results" / "results.jsonl")
+    assert results == {"smoke.L2ForwardTest": "FAIL", "smoke.PacketOutTest": "ok"}, output
     assert "FAILED on bm" in output
 
 
@@ -125,14 +129,16 @@ def test_run_ptf_bmv2_command_lines_with_stand_ins(tmp_path: Path) -> None:
         path.chmod(0o755)
     env = _env()
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
-    proc = subprocess.run(["bash", str(RUN_PTF), "--target", "bmv2", "smoke.PacketInTest",
+    proc = subprocess.run(["bash", str(RUN_PTF), "--target", "bmv2",
+                           "--results-dir", str(tmp_path / "results"), "smoke.PacketInTest",
                            "smoke.RegisterReadTest"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG_TIMEOUT)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
-    assert re.search(r"^smoke\.PacketInTest \.\.\. ok", output, re.MULTILINE), output
-    assert re.search(r"^smoke\.RegisterReadTest \.\.\. skipped .model-only", output,
-                     re.MULTILINE), output
+    results = read_outcomes(tmp_path / "results" / "results.jsonl")
+    assert set(results) == {"smoke.PacketInTest", "smoke.RegisterReadTest"}, output
+    assert results["smoke.PacketInTest"] == "ok", output
+    assert results["smoke.RegisterReadTest"].startswith("skipped 'model-only"), output
 
 
 @pytest.mark.parametrize("client", ["sp", "pynng"])
@@ -141,7 +147,8 @@ def test_bench_switch_quick(client: str) -> None:
     frame comes back, as the router should make it (the script checks each one)."""
     args = ["--quick"] if client == "sp" else ["--quick", "--only", "packets"]
     proc = subprocess.run([sys.executable, str(BENCH), *args, "--client", client],
-                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, env=_env(), capture_output=True, text=True,
+                          timeout=HANG_TIMEOUT)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     number = r"[0-9][0-9,]*(?:\.[0-9]+)?"

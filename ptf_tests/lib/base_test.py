@@ -16,6 +16,8 @@ target        ``'bm'`` or ``'bmv2'``: only used by :func:`model_only` checks
 push          ``'auto'`` (default: push unless the device already runs this exact
               pipeline, compared by cookie), ``'always'`` or ``'never'``
 canonical     send canonical byte strings (default True; False pads to full width)
+results_file  a file to which each test appends its outcome as a line of JSON
+              (``ptf_outcomes.py``; ``run_ptf.sh --results-dir`` sets it)
 ============  ===========================================================================
 
 Each test gets a fresh P4Runtime session (StreamChannel, primary with election id
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import unittest
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,6 +42,7 @@ import ptf.testutils as testutils
 from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2
 from ptf.base_tests import BaseTest
+from ptf_outcomes import record_outcome
 
 from p4rt_client import (
     P4InfoHelper,
@@ -131,7 +135,17 @@ class P4RuntimeTest(BaseTest):
     session: P4RuntimeSession
     helper: P4InfoHelper
 
-    # -- set-up and tear-down ------------------------------------------------------------
+    # -- running, set-up and tear-down ---------------------------------------------------
+    def run(self, result: unittest.TestResult | None = None) -> unittest.TestResult | None:
+        """Run the test as unittest does; with the ``results_file`` parameter, append its
+        outcome there too (what PTF prints can be interleaved with other output).
+        PTF's runner passes the result in (PTF's BaseTest.run returns None)."""
+        super().run(result)
+        path = testutils.test_params_get().get("results_file")
+        if path and result is not None:
+            record_outcome(str(path), self, result)
+        return result
+
     def setUp(self) -> None:
         BaseTest.setUp(self)
         self.dataplane = ptf.dataplane_instance
