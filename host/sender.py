@@ -455,8 +455,8 @@ class QpSender:
         return timeout
 
     def on_timer(self) -> None:
-        """Probe about an overtaken transmission past its deadline (rack.py);
-        retransmit (and report as lost) every transmission older than the timeout;
+        """Probe about an overtaken transmission past its deadline (rack.py); on a
+        timeout retransmit (and report as lost) the oldest transmission;
         after ``max_retries`` timeouts in a row without progress, fail the QP."""
         now = self.clock.now()
         if self._gap_deadline is not None and self._gap_deadline <= now:
@@ -476,11 +476,16 @@ class QpSender:
         rto = self.config.rto_after(self._timeouts)
         self._timeouts += 1
         self.stats.timeouts += 1
+        # The oldest transmission is taken for lost (RFC 6298 5.4); the others that
+        # expired with it may well have arrived unreported (a SACK reports one word),
+        # so they wait for the SACKs and probes that its retransmission brings, except
+        # those the receiver had no room for, which are simply sent again.
         expired = []
         for sent in self._in_flight.values():
             if sent.sent_at + rto > now:
                 break
-            expired.append(sent)
+            if sent.deferred or not expired:
+                expired.append(sent)
         for sent in expired:
             if sent.deferred:
                 self.stats.retransmits_deferred += 1
