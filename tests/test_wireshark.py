@@ -153,15 +153,19 @@ def tshark_home(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("tshark-home")
 
 
-@pytest.fixture(scope="module")
-def mrc_fields(tshark_home: Path) -> list[str]:
+def registered_fields(home: Path) -> list[str]:
     """Every field the plugin registers (tshark -G fields), in a fixed order."""
     names = []
-    for line in _tshark(home=tshark_home, report="fields").splitlines():
+    for line in _tshark(home=home, report="fields").splitlines():
         parts = line.split("\t")
         if parts[0] == "F" and parts[4] == "mrc" and parts[3] != "FT_NONE":
             names.append(parts[2])
     return sorted(names)
+
+
+@pytest.fixture(scope="module")
+def mrc_fields(tshark_home: Path) -> list[str]:
+    return registered_fields(tshark_home)
 
 
 def _tshark_values(pcap: Path, fields: list[str], home: Path) -> list[dict[str, list[int]]]:

@@ -60,6 +60,12 @@ def bmv2_command(device: DeviceSpec, ports: list[str], log_level: str,
     address = notifications_address(device)
     if "--notifications-addr" in help_text and address is not None:
         generic += ["--notifications-addr", address]
+    # BMv2 writes pcaps for the -i interfaces only (with --packet-in its ports come and
+    # go by nn messages, and port_add_ ignores the pcap files: bm_sim/dev_mgr_packet_in.cpp).
+    # The value is optional (boost's implicit_value), so it has to be attached with "=":
+    # "--pcap DIR" would make DIR the positional JSON file.
+    if device.pcap_dir:
+        generic.append(f"--pcap={device.pcap_dir}")
     options = ["--grpc-server-addr", device.grpc_address, "--cpu-port", str(CPU_PORT)]
     # With one queue per port (the default) simple_switch drops every packet whose
     # standard_metadata.priority is not below the number of queues ("Priority out of

@@ -22,6 +22,7 @@ from .control import ControlError, request
 from .layout import Endpoint
 from .metrics import fabric_collector
 from .netns import NetnsError
+from .pcaps import add_pcap_option, with_pcaps
 from .process_fabric import READY_TIMEOUT_S, DeviceFailure, ProcessFabric
 from .state import (
     FAILED,
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(docs/metrics.md).")
     up.add_argument("topology", metavar="TOPO", help="topology file (controller format)")
     add_fabric_options(up)
+    add_pcap_option(up)
     up.add_argument("--foreground", action="store_true",
                     help="run in this process until Ctrl-C or SIGTERM")
     up.add_argument("--seed", type=int, default=0,
@@ -136,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cmd_up(args: argparse.Namespace) -> int:
     workdir: Path = args.workdir.resolve()
     try:
-        setup = fabric_setup(args.topology, workdir, args.wiring, args.target)
+        setup = with_pcaps(fabric_setup(args.topology, workdir, args.wiring, args.target),
+                           args.pcap)
     except WiringError as error:
         raise UsageError(str(error)) from None
     layout = setup.layout
@@ -189,7 +192,7 @@ def _run_in_foreground(args: argparse.Namespace, fabric: ProcessFabric) -> int:
     print_devices(state)
     print(f"fabric {layout.name!r} is up ({len(layout.devices)} devices); "
           f"state: {state_path(workdir)}", flush=True)
-    print_metrics_url(args)
+    print_outputs(args)
     if args.notify_fd is not None:
         os.write(args.notify_fd, b"up\n")
         os.close(args.notify_fd)
@@ -227,6 +230,8 @@ def _up_in_background(args: argparse.Namespace, workdir: Path) -> int:
     if args.metrics_port is not None:
         command += ["--metrics-port", str(args.metrics_port),
                     "--metrics-address", args.metrics_address]
+    if args.pcap is not None:
+        command += ["--pcap", str(args.pcap.resolve())]
     output = workdir / SUPERVISOR_OUTPUT
     with open(output, "wb") as out:
         proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
@@ -247,7 +252,7 @@ def _up_in_background(args: argparse.Namespace, workdir: Path) -> int:
         print_devices(state)
         print(f"fabric {state.name!r} is up in the background (pid {proc.pid}); "
               f"stop it with: python -m fabric.procs down --workdir {workdir}")
-        print_metrics_url(args)
+        print_outputs(args)
         return EXIT_OK
     code = proc.wait()
     sys.stderr.write(output.read_text(errors="replace"))
@@ -352,9 +357,12 @@ def cmd_link(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def print_metrics_url(args: argparse.Namespace) -> None:
+def print_outputs(args: argparse.Namespace) -> None:
+    """Where the fabric serves its metrics and writes its pcaps, if it does."""
     if args.metrics_port is not None:
         print(f"metrics: {metrics_url(args.metrics_address, args.metrics_port)}", flush=True)
+    if args.pcap is not None:
+        print(f"pcaps: {args.pcap.resolve()}/<device>/", flush=True)
 
 
 # -- tables -----------------------------------------------------------------------------

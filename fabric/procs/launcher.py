@@ -42,7 +42,8 @@ def switch_command(device: DeviceSpec, python: str = sys.executable,
             *ports,
             "--cpu-port", str(CPU_PORT),
             "--priority-queues", str(PRIORITY_QUEUES),
-            "--log-file", device.log_file, "--log-level", log_level]
+            "--log-file", device.log_file, "--log-level", log_level,
+            *(["--pcap", device.pcap_dir] if device.pcap_dir else [])]
 
 
 def output_file(device: DeviceSpec) -> Path:

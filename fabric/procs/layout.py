@@ -52,6 +52,7 @@ class DeviceSpec:
     # veth wiring: (port, interface) of every port, instead of the nn socket
     interfaces: tuple[tuple[int, str], ...] = ()
     target: str = "bm"  # "bm" (our switch) or "bmv2" (simple_switch_grpc)
+    pcap_dir: str = ""  # --pcap: the folder of the device's per-port pcaps ("": none)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from fabric.outcomes import outcome
 from fabric.scenario import ScenarioError, load_scenario
 
 from .metrics import fabric_collector
+from .pcaps import add_pcap_option, with_pcaps
 from .process_fabric import ProcessFabric
 from .scenario_run import (
     DEFAULT_TIME_SCALE,
@@ -66,6 +67,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="nn (patch panel, no root; default) or veth (root)")
     run.add_argument("--target", choices=TARGETS,
                      help="bm or bmv2 for every device (default: the topology's)")
+    add_pcap_option(run)
     run.add_argument("--time-scale", type=float, default=DEFAULT_TIME_SCALE, metavar="X",
                      help="wall-clock time per unit of scenario time (default "
                           "%(default)g: 300 us in the file is 0.3 s)")
@@ -88,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     workdir = (args.workdir or Path(tempfile.mkdtemp(prefix="mrc-run-"))).resolve()
     try:
-        setup = fabric_setup(scenario.topology_path(), workdir, args.wiring, args.target)
+        setup = with_pcaps(fabric_setup(scenario.topology_path(), workdir, args.wiring,
+                                        args.target), args.pcap)
     except WiringError as error:
         print(f"fabric.procs: {error}", file=sys.stderr)
         return EXIT_USAGE
