@@ -28,6 +28,7 @@ from .types import (
     TupleT,
     Type,
     TypeVar,
+    VarbitT,
     VoidT,
     width_of,
 )
@@ -82,6 +83,11 @@ class CallChecker:
             func.decl = decls[0]
             first = decls[0]
             if isinstance(first, ast.ActionDecl):
+                if self.exprs.program.in_function:
+                    raise P4TypeError(f"{first.name}(): functions cannot call actions", call.loc)
+                if call.type_args:
+                    raise P4TypeError("type arguments cannot be supplied for an action "
+                                      "invocation", call.loc)
                 func.type = ActionT(first.name, first)
                 self._bind_args(call, first.params, scope, {}, first.name, kind="action")
                 self.direct_actions.update((id(p), first.name) for p in first.params)
@@ -193,6 +199,10 @@ class CallChecker:
             arg = call.args[0].value
             if not isinstance(arg.type, HeaderT | TypeVar):
                 raise P4TypeError(f"extract needs a header, got {arg.type}", arg.loc)
+            if len(call.args) == 2 and isinstance(arg.type, HeaderT) and not any(
+                    isinstance(t, VarbitT) for _, t in arg.type.fields):
+                raise P4TypeError("extract with a size needs a header with a varbit field",
+                                  arg.loc)
         call.target.bindings.setdefault("__extern__", et)
         return t
 

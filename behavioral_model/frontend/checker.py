@@ -14,10 +14,11 @@ from typing import Any
 from . import ast
 from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
-from .constness import is_compile_time_known
 from .declcheck import (
+    always_returns,
     check_distinct,
     check_instance_place,
+    check_newtype,
     check_params,
     check_struct_fields,
     check_variable_type,
@@ -27,6 +28,7 @@ from .exprcheck import ExprChecker, MatchKindMember
 from .initializers import check_initializer
 from .naming import constructor_arguments, iter_nodes
 from .scope import Scope, TypeParamDecl
+from .tablecheck import TableChecks
 from .types import (
     ActionRunT,
     BitT,
@@ -66,7 +68,7 @@ class CheckedProgram:
         return self.error_members.index(name)
 
 
-class Checker:
+class Checker(TableChecks):
     def __init__(self, program: ast.Program) -> None:
         self.result = CheckedProgram(program)
         self.error_members = self.result.error_members
@@ -84,6 +86,16 @@ class Checker:
         self._loop_depth = 0
         self._used_names: set[str] | None = None  # see _fresh_name
 
+    @property
+    def in_parser(self) -> bool:
+        """True while a parser state is checked."""
+        return self._in_parser
+
+    @property
+    def in_function(self) -> bool:
+        """True while a function body is checked."""
+        return self._in_function
+
     def warn(self, message: str, location: SourceLocation | None) -> None:
         warning = P4Warning(message, location)
         if warning not in self.result.warnings:
@@ -96,6 +108,8 @@ class Checker:
             self.declare_top(decl)
         self.calls.check_deferred_known()
         self._check_main()
+        if self.result.main is not None and self.exprs.runtime_divisions:
+            raise self.exprs.runtime_divisions[0]
         return self.result
 
     def declare_top(self, decl: ast.Node) -> None:
@@ -143,6 +157,8 @@ class Checker:
             self.exprs.resolver.decl_type(decl, scope)
             if isinstance(decl, ast.StructDecl | ast.HeaderUnionDecl) and not decl.type_params:
                 check_struct_fields(decl)
+            elif isinstance(decl, ast.NewTypeDecl):
+                check_newtype(decl)
 
     def _check_prototype(self, decl: Any) -> None:
         """Resolve parameter types of prototypes, with their type parameters in scope."""
@@ -239,6 +255,9 @@ class Checker:
         saved = self._return_type, self._in_function
         self._return_type, self._in_function = ret, True
         self._block(decl.body, inner)
+        if not isinstance(ret, VoidT) and not always_returns(decl.body):
+            raise P4TypeError(f"function '{decl.name}' does not return a value on all paths",
+                              decl.loc)
         self._return_type, self._in_function = saved
 
     def _parser(self, decl: ast.ParserDecl) -> None:
@@ -405,85 +424,6 @@ class Checker:
             self.exprs.check(decl.init, scope, t)
         scope.declare(decl.name, decl, decl.loc)
 
-    # -- tables ---------------------------------------------------------------------
-    def _table(self, decl: ast.TableDecl, scope: Scope) -> None:
-        if not decl.has_actions:
-            # Spec 14.2.1.2: the property is mandatory, its list may be empty (the table
-            # then only runs its default action, NoAction unless given).
-            raise P4TypeError(f"table {decl.name} does not have an 'actions' property",
-                              decl.loc)
-        if decl.entries and not decl.keys:
-            raise P4TypeError(f"entries cannot be specified for a table with no key "
-                              f"{decl.name}", decl.loc)
-        if not isinstance(scope.lookup("NoAction"), ast.ActionDecl):
-            # p4c gives every table NoAction as its default default action.
-            raise P4TypeError("declaration of the action NoAction not found; did you "
-                              "include core.p4?", decl.loc)
-        kinds = set(self.result.match_kinds)
-        key_types: list[Type] = []
-        for k in decl.keys:
-            kt = self.exprs.check(k.expr, scope)
-            if k.match_kind not in kinds:
-                raise P4TypeError(f"unknown match kind '{k.match_kind}'", k.loc)
-            if isinstance(kt, IntT) or not (isinstance(kt, BitT | BoolT | ErrorT)
-                                             or (isinstance(kt, EnumT))):
-                if not hasattr(kt, "base"):
-                    raise P4TypeError(f"table key of type {kt} is not supported", k.expr.loc)
-            key_types.append(kt)
-        listed: dict[str, ast.ActionDecl] = {}
-        for ref in decl.actions:
-            action = self._action_ref(ref, scope, require_all=False)
-            if action.name in listed:
-                raise P4TypeError(f"action {action.name} listed twice in table {decl.name}",
-                                  ref.loc)
-            listed[action.name] = action
-        if decl.default_action is not None:
-            action = self._action_ref(decl.default_action, scope, require_all=True)
-            if action.name not in listed:
-                raise P4TypeError(f"default action {action.name} is not in the actions of "
-                                  f"table {decl.name}", decl.default_action.loc)
-        for entry in decl.entries:
-            self._keyset(entry.keyset, key_types, scope, "entry")
-            action = self._action_ref(entry.action, scope, require_all=True)
-            if action.name not in listed:
-                raise P4TypeError(f"entry action {action.name} is not in the actions of "
-                                  f"table {decl.name}", entry.action.loc)
-            if entry.priority is not None:
-                self.exprs.resolver.const_int(entry.priority, scope, "entry priority")
-        for prop in decl.properties:
-            if prop.name == "size":
-                size = self.exprs.resolver.const_int(prop.value, scope, "table size")
-                if size < 0:
-                    raise P4TypeError("table size must not be negative", prop.value.loc)
-            else:
-                self.exprs.check(prop.value, scope)
-
-    def _action_ref(self, ref: ast.ActionRef, scope: Scope, require_all: bool) -> ast.ActionDecl:
-        decl = scope.lookup(ref.name)
-        if not isinstance(decl, ast.ActionDecl):
-            raise P4TypeError(f"'{ref.name}' is not an action", ref.loc)
-        ref.decl = decl
-        params = decl.params
-        directional = [p for p in params if p.direction]
-        wanted = params if require_all or len(ref.args) > len(directional) else directional
-        if len(ref.args) != len(wanted):
-            raise P4TypeError(f"action {decl.name} expects {len(wanted)} arguments here, got "
-                              f"{len(ref.args)}", ref.loc)
-        for p, a in zip(wanted, ref.args, strict=True):
-            self.exprs.check(a.value, scope, p.type_ref.resolved)
-            if p.direction in ("out", "inout"):
-                self.exprs.check_lvalue(a.value, f"pass as {p.direction} argument")
-            elif p.direction:
-                continue
-            elif not require_all:
-                # p4c: in the actions list, action data is left to the control plane.
-                raise P4TypeError(f"parameter '{p.name}' of {decl.name} cannot be bound: it "
-                                  "is set by the control plane", a.value.loc)
-            elif not is_compile_time_known(a.value):
-                raise P4TypeError("action argument must be a compile-time constant",
-                                  a.value.loc)
-        return decl
-
     # -- statements -----------------------------------------------------------------
     def _block(self, block: ast.BlockStatement, scope: Scope) -> None:
         for stmt in block.stmts:
@@ -586,7 +526,11 @@ class Checker:
         self.exprs.check(stmt.value, scope, expected)
 
     def _switch(self, stmt: ast.SwitchStatement, scope: Scope) -> None:
-        t = self.exprs.check(stmt.expr, scope)
+        self.exprs.switch_on_action_run = True
+        try:
+            t = self.exprs.check(stmt.expr, scope)
+        finally:
+            self.exprs.switch_on_action_run = False
         seen: set[str] = set()
         has_default = False
         for i, case in enumerate(stmt.cases):

@@ -29,14 +29,16 @@ def wrap(value: int, t: Type | None) -> int:
 def overflow_warning(value: int, t: BitT) -> str | None:
     """What p4c says when it gives the constant `value` the type `t` and the value does
     not fit (it then truncates, as `wrap` does), or None when it fits."""
+    # Python will not print a decimal of more than 4300 digits: show such a value in hex.
+    text = str(value) if value.bit_length() < 10_000 else hex(value)
     if t.signed:
         if t.width and not -(1 << (t.width - 1)) <= value < (1 << (t.width - 1)):
-            return f"{value}: signed value does not fit in {t.width} bits"
+            return f"{text}: signed value does not fit in {t.width} bits"
         return None
     if value < 0:
-        return f"{value}: negative value with unsigned type"
+        return f"{text}: negative value with unsigned type"
     if value >> t.width:
-        return f"{value}: value does not fit in {t.width} bits"
+        return f"{text}: value does not fit in {t.width} bits"
     return None
 
 

@@ -8,10 +8,22 @@ from collections.abc import Sequence
 
 from . import ast
 from .errors import P4TypeError
-from .types import ControlT, ExternT, IntT, PackageT, ParserT, StringT, Type, strip_newtype
+from .types import (
+    BitT,
+    BoolT,
+    ControlT,
+    ExternT,
+    IntT,
+    NewT,
+    PackageT,
+    ParserT,
+    StringT,
+    Type,
+    strip_newtype,
+)
 
-__all__ = ["check_distinct", "check_instance_place", "check_params", "check_struct_fields",
-           "check_variable_type"]
+__all__ = ["always_returns", "check_distinct", "check_instance_place", "check_newtype",
+           "check_params", "check_struct_fields", "check_variable_type"]
 
 
 def check_distinct(type_params: Sequence[str], *param_lists: Sequence[ast.Parameter]) -> None:
@@ -40,6 +52,9 @@ def check_params(params: Sequence[ast.Parameter], kind: str) -> None:
         if kind == "action" and isinstance(t, ExternT):
             raise P4TypeError(f"'{p.name}': action parameters cannot have extern types",
                               p.loc)
+        if isinstance(t, IntT) and (p.direction or kind == "action"):
+            where = "actions cannot have" if kind == "action" else "must be directionless:"
+            raise P4TypeError(f"'{p.name}': {where} parameters with type int", p.loc)
         optional = p.annotation("optional") is not None
         if optional and kind in ("constructor", "function"):
             raise P4TypeError(f"'{p.name}': optional parameter not allowed here", p.loc)
@@ -79,3 +94,27 @@ def check_instance_place(decl: ast.InstantiationDecl, t: Type, where: str) -> No
         raise P4TypeError(f"'{decl.name}': cannot instantiate at top-level", decl.loc)
     if isinstance(t, ParserT) and where == "control":
         raise P4TypeError(f"'{decl.name}': instantiation of parser in control", decl.loc)
+
+
+def check_newtype(decl: ast.NewTypeDecl) -> None:
+    """`type T N;` names a base type: bit<W>, int<W>, bool or another such type."""
+    t = decl.type_ref.resolved
+    if not isinstance(t, BitT | BoolT | NewT):
+        raise P4TypeError(f"'{decl.name}': `type' can only be applied to base types", decl.loc)
+
+
+def always_returns(stmt: ast.Statement) -> bool:
+    """True if every path through ``stmt`` ends in return or exit."""
+    if isinstance(stmt, ast.ReturnStatement | ast.ExitStatement):
+        return True
+    if isinstance(stmt, ast.BlockStatement):
+        return any(always_returns(s) for s in stmt.stmts)
+    if isinstance(stmt, ast.IfStatement):
+        return stmt.else_ is not None and always_returns(stmt.then) and \
+            always_returns(stmt.else_)
+    if isinstance(stmt, ast.SwitchStatement):
+        has_default = any(isinstance(label, ast.DefaultExpr)
+                          for case in stmt.cases for label in case.labels)
+        return has_default and all(always_returns(case.body) for case in stmt.cases
+                                   if case.body is not None)
+    return False

@@ -18,6 +18,7 @@ from .types import (
     DontCareT,
     EnumT,
     ErrorT,
+    ExternT,
     HeaderT,
     HeaderUnionT,
     IntT,
@@ -47,6 +48,10 @@ class ExprChecker:
         self.program = program
         self.resolver = TypeResolver(self.check)
         self.calls: Any = None  # a callcheck.CallChecker, set by the checker
+        # Divisions p4c's mid end cannot lower (see _division); reported only for a
+        # program with a main, as p4c's mid end sees no code of a program without one.
+        self.runtime_divisions: list[P4TypeError] = []
+        self.switch_on_action_run = False  # set while a switch statement's expression is checked
 
     # -- entry points ---------------------------------------------------------------
     def check(self, expr: ast.Expression, scope: Scope, expected: Type | None = None) -> Type:
@@ -253,6 +258,9 @@ class ExprChecker:
                 raise P4TypeError(f"'{expr.member}' is a method; call it", expr.loc)
             raise P4TypeError(f"{bt} has no field '{expr.member}'", expr.loc)
         if isinstance(bt, StackT):
+            if expr.member in ("next", "last", "lastIndex") and not self.program.in_parser:
+                raise P4TypeError(f"'{expr.member}' of a header stack can only be used in a "
+                                  "parser", expr.loc)
             if expr.member in ("next", "last"):
                 return bt.elem
             if expr.member in ("lastIndex", "size", "nextIndex"):
@@ -262,6 +270,9 @@ class ExprChecker:
             if expr.member in ("hit", "miss"):
                 return BoolT()
             if expr.member == "action_run":
+                if not self.switch_on_action_run:
+                    raise P4TypeError("action_run is only allowed in switch statements",
+                                      expr.loc)
                 return ActionRunT(bt.name, bt.decl)
             raise P4TypeError(f"table apply result has no member '{expr.member}'", expr.loc)
         raise P4TypeError(f"cannot access member '{expr.member}' of {bt}", expr.loc)
@@ -420,6 +431,8 @@ class ExprChecker:
                 self._unify_numeric(expr)
             elif lt != rt:
                 raise P4TypeError(f"cannot compare {lt} with {rt}", expr.loc)
+            if isinstance(lt, ApplyResultT | ExternT | TableT | TypeVar):
+                raise P4TypeError(f"values of type {lt} cannot be compared", expr.loc)
             return BoolT()
         if not isinstance(lt, BitT | IntT) or not isinstance(rt, BitT | IntT):
             side = expr.left if not isinstance(lt, BitT | IntT) else expr.right
@@ -453,8 +466,9 @@ class ExprChecker:
         if right == 0:
             raise P4TypeError(f"{what} by zero", expr.loc)
         if left is None and (right is None or right & (right - 1)):
-            raise P4TypeError(f"{what} by a value that is not a known power of two could not "
-                              "be evaluated at compilation time", expr.loc)
+            self.runtime_divisions.append(P4TypeError(
+                f"{what} by a value that is not a known power of two could not be evaluated "
+                "at compilation time", expr.loc))
 
     def _ternary(self, expr: ast.TernaryExpr, scope: Scope, expected: Type | None) -> Type:
         ct = self.check(expr.cond, scope)

@@ -75,6 +75,9 @@ class TypeResolver:
             return BASE_TYPES[ref.name]
         if isinstance(ref, ast.BitTypeRef):
             width = self.const_int(ref.width, scope, "bit width")
+            if width >= 1 << 31:  # p4c keeps widths in an int
+                raise P4TypeError(f"{width:#x}: this implementation does not support "
+                                  "bitstrings this large", ref.loc)
             if width < (1 if ref.signed else 0):
                 raise P4TypeError(f"invalid width {width} for {'int' if ref.signed else 'bit'}",
                                   ref.loc)
