@@ -61,8 +61,8 @@ INCAST_WHY = ("the 7 senders overload the spines' downlinks to the target rack (
               "offered on 40) before anything slows them; the trims there hit the victim "
               "too (needs the senders' congestion control, issue 16)")
 SPRAY_WHY = ("4 flows sprayed at random over 4 fully loaded uplinks queue behind each "
-             "other; each gets 80-90 % of the payload line rate here (the NIC's EV choice "
-             "and congestion control, issue 16)")
+             "other; the slowest gets 81 % (--quick) to 95 % (full size) of the payload "
+             "line rate here (the NIC's EV choice and congestion control, issue 16)")
 
 # The RoCE baseline has neither PFC nor DCQCN (docs/experiments.md): a collision drops
 # packets at the tail of a queue and go-back-N resends whole windows into it.
