@@ -4,7 +4,7 @@
   MRC (and the baseline), the failures marked;
 * ``busbw`` (Fig 16/17): NCCL-tests' bus bandwidth per sweep point, MRC beside RoCE,
   a panel per scenario file;
-* ``flows`` (Fig 18/20/21): every flow's goodput, slowest first, MRC beside RoCE;
+* ``flows`` (Fig 18/20/21): every flow's goodput (by QP name), MRC beside RoCE;
 * ``paths`` (Fig 14): data packets per EV of each QP.
 """
 
