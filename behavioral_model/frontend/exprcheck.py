@@ -454,6 +454,10 @@ class ExprChecker:
         what = "division" if expr.op == "/" else "modulo"
         values = []
         for side in (expr.left, expr.right):
+            if isinstance(side, ast.UnaryExpr) and side.op == "-" and \
+                    isinstance(side.operand, ast.IntLiteral) and side.operand.value > 0:
+                # `-1` typed bit<8> folds to 255; p4c rejects the negative literal.
+                raise P4TypeError(f"{what} is not defined for negative numbers", side.loc)
             try:
                 value = evaluate(side)
             except NotConstant:

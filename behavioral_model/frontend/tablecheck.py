@@ -39,6 +39,10 @@ class TableChecks:
             kt = self.exprs.check(k.expr, scope)
             if k.match_kind not in kinds:
                 raise P4TypeError(f"unknown match kind '{k.match_kind}'", k.loc)
+            if k.annotation("name") is None and not _nameable(k.expr):
+                # P4Runtime names a key after its expression (p4c's DoTableKeyNames).
+                raise P4TypeError(f"{expr_text(k.expr)}: complex key expression requires a "
+                                  "@name annotation", k.expr.loc)
             if isinstance(kt, IntT) or not (isinstance(kt, BitT | BoolT | ErrorT)
                                              or (isinstance(kt, EnumT))):
                 if not hasattr(kt, "base"):
@@ -129,3 +133,23 @@ def _canonical(expr: ast.Expression) -> str:
         fields = sorted(expr.fields, key=lambda item: item[0])
         return "{" + ", ".join(f"{name} = {_canonical(e)}" for name, e in fields) + "}"
     return expr_text(expr)
+
+
+def _nameable(expr: ast.Expression) -> bool:
+    """The key expressions p4c can name: names, fields, constant-indexed elements,
+    slices, `&` masks, constants and isValid() calls of such."""
+    if isinstance(expr, ast.PathExpr | ast.IntLiteral):
+        return True
+    if isinstance(expr, ast.MemberExpr):
+        return _nameable(expr.base) or isinstance(expr.base, ast.TypeNameExpr)
+    if isinstance(expr, ast.IndexExpr):
+        return _nameable(expr.base) and _nameable(expr.index)
+    if isinstance(expr, ast.SliceExpr):
+        return all(_nameable(e) for e in (expr.base, expr.hi, expr.lo))
+    if isinstance(expr, ast.BinaryExpr) and expr.op == "&":
+        return _nameable(expr.left) and _nameable(expr.right)
+    if isinstance(expr, ast.MethodCallExpr):
+        func = expr.func
+        return isinstance(func, ast.MemberExpr) and func.member == "isValid" and \
+            not expr.args and _nameable(func.base)
+    return False

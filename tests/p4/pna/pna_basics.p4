@@ -53,16 +53,25 @@ control Main(inout headers_t hdr, inout meta_t meta, in pna_main_input_metadata_
     Random<bit<8>>(10, 13) draw;
     Digest<note_t>() notes;
 
+    // send_to_port's port must be known at compile time (p4c): an action's parameter,
+    // set by the entries, is; a header field is not.
+    action to_port(PortIdUint_t port) {
+        send_to_port((PortId_t)port);
+    }
+    table to_arg {
+        key = { hdr.cmd.arg: exact; }
+        actions = { to_port; }
+        const entries = { 2 : to_port(2); 7 : to_port(7); 9 : to_port(9); }
+    }
+
     apply {
         seen.count((bit<32>)hdr.cmd.arg);
-        if (hdr.cmd.op == 1) {          // to port arg, class of service 5
-            send_to_port((PortId_t)(PortIdUint_t)hdr.cmd.arg);
+        if (hdr.cmd.op == 1) {          // to port arg (to_arg below), class of service 5
             ostd.class_of_service = (ClassOfService_t)(ClassOfServiceUint_t)8w5;
         } else if (hdr.cmd.op == 2) {   // dropped
             drop_packet();
-        } else if (hdr.cmd.op == 3) {   // dropped, then sent after all: the last wins
+        } else if (hdr.cmd.op == 3) {   // dropped, then sent by to_arg: the last wins
             drop_packet();
-            send_to_port((PortId_t)(PortIdUint_t)hdr.cmd.arg);
         } else if (hdr.cmd.op == 4) {   // register: res = old cell 0, cell 0 += arg
             hdr.cmd.res = cells.read(0);
             cells.write(0, hdr.cmd.res + hdr.cmd.arg);
@@ -76,6 +85,9 @@ control Main(inout headers_t hdr, inout meta_t meta, in pna_main_input_metadata_
         } else if (hdr.cmd.op == 7) {   // the pre-control's mark
             hdr.cmd.res = meta.pre_mark;
             send_to_port((PortId_t)1);
+        }
+        if (hdr.cmd.op == 1 || hdr.cmd.op == 3) {
+            to_arg.apply();
         }
         // op 0: no forwarding call
     }
