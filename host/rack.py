@@ -16,7 +16,9 @@ later arrived first" [RFC 8985], judged only on what the receiver showed.
 Round trips are measured only on the packet that made the SACK (its BTH PSN): the
 others it acknowledges may have arrived long before, unreported. The reordering
 window is ``reorder_window`` of the smallest round trip, plus ``reorder_allowance``
-(the jitter of busy processes, not proportional to anything). It widens by as much
+(the jitter of busy processes, not proportional to anything), plus the spread of the
+recent round trips (the largest of the last ``RTT_HISTORY`` smallest round trips
+minus the smallest: how much one path's delay can exceed another's). It widens by as much
 again each time a retransmission turns out to have been spurious (its SACK came
 back faster than any round trip: it answered the earlier transmission), up to
 ``max_reorder_steps`` times; RFC 8985 section 6.2 does the same with DSACKs.
@@ -71,7 +73,9 @@ class Rack:
     @property
     def reorder(self) -> float:
         """The reordering window, in seconds."""
-        return ((self.min_rtt or 0.0) * self.reorder_window + self.reorder_allowance) \
+        min_rtt = self.min_rtt or 0.0
+        spread = max(0.0, self.recent_rtt - min_rtt)
+        return (min_rtt * self.reorder_window + self.reorder_allowance + spread) \
             * self.steps
 
     def deadline(self, sent: Transmission) -> float:
