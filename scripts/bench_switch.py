@@ -135,20 +135,15 @@ def switch_process(workdir: Path, *args: str) -> Iterator[Switch]:
 
 
 def wait_grpc(switch: Switch, timeout: float = 60.0) -> None:
-    import grpc
+    from p4rt_client.channel import wait_for_grpc
 
-    deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(switch.grpc_addr) as channel:
-        while True:
-            try:
-                grpc.channel_ready_future(channel).result(timeout=0.1)
-                return
-            except grpc.FutureTimeoutError:
-                if switch.proc.poll() is not None:
-                    raise SystemExit("bench_switch: the switch exited at start-up "
-                                     "(see its log)") from None
-                if time.monotonic() > deadline:
-                    raise SystemExit("bench_switch: the switch does not answer") from None
+    try:
+        wait_for_grpc(switch.grpc_addr, timeout, alive=lambda: switch.proc.poll() is None)
+    except TimeoutError:
+        if switch.proc.poll() is not None:
+            raise SystemExit("bench_switch: the switch exited at start-up "
+                             "(see its log)") from None
+        raise SystemExit("bench_switch: the switch does not answer") from None
 
 
 def connect(switch: Switch, program: Path, helper_out: list[P4InfoHelper]

@@ -14,7 +14,6 @@ import socket
 import struct
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from test_p4runtime_helpers import SWITCH, Harness, frame
 from behavioral_model.frontend.p4info import generate_p4info, write_p4info
 from behavioral_model.p4runtime.device_config import make_bundle
 from behavioral_model.program import load_program
+from p4rt_client.channel import wait_for_grpc
 
 sh = pytest.importorskip("p4runtime_sh.shell")
 P4RuntimeWriteException = pytest.importorskip("p4runtime_sh.p4runtime").P4RuntimeWriteException
@@ -97,19 +97,13 @@ class SwitchProcess:
         self.peer = pynng.Pair0(recv_timeout=3000, send_timeout=3000)
         self.peer.dial(self.ipc, block=True)
 
-    def wait_grpc(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        with grpc.insecure_channel(self.grpc_addr) as channel:
-            while True:
-                try:
-                    grpc.channel_ready_future(channel).result(timeout=0.1)
-                    return
-                except grpc.FutureTimeoutError:
-                    if self.proc.poll() is not None:
-                        raise AssertionError(f"switch exited: {self.proc.communicate()}"
-                                             ) from None
-                    if time.monotonic() > deadline:
-                        raise AssertionError("switch does not answer on gRPC") from None
+    def wait_grpc(self, timeout: float = 120.0) -> None:
+        try:
+            wait_for_grpc(self.grpc_addr, timeout, alive=lambda: self.proc.poll() is None)
+        except TimeoutError:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"switch exited: {self.proc.communicate()}") from None
+            raise AssertionError("switch does not answer on gRPC") from None
 
     def send(self, port: int, data: bytes) -> None:
         self.peer.send(NN_HEADER.pack(NN_PACKET_IN, port, len(data)) + data)
