@@ -17,10 +17,12 @@ from .consteval import NotConstant, evaluate
 from .declcheck import (
     always_returns,
     check_distinct,
+    check_extern_methods,
     check_instance_place,
     check_newtype,
     check_params,
     check_struct_fields,
+    check_typedef,
     check_variable_type,
 )
 from .errors import P4TypeError, P4Warning, SourceLocation
@@ -138,8 +140,10 @@ class Checker(TableChecks):
             self._action(decl, scope)
             return
         elif isinstance(decl, ast.FunctionDecl):
-            scope.declare(decl.name, decl, decl.loc, overloadable=True)
+            # Declared after its body: a function cannot call itself (p4c: the name is not
+            # found there).
             self._function(decl, scope)
+            scope.declare(decl.name, decl, decl.loc, overloadable=True)
             return
         elif isinstance(decl, ast.ParserDecl):
             scope.declare(decl.name, decl, decl.loc)
@@ -159,6 +163,8 @@ class Checker(TableChecks):
                 check_struct_fields(decl)
             elif isinstance(decl, ast.NewTypeDecl):
                 check_newtype(decl)
+            elif isinstance(decl, ast.TypedefDecl):
+                check_typedef(decl, scope)
 
     def _check_prototype(self, decl: Any) -> None:
         """Resolve parameter types of prototypes, with their type parameters in scope."""
@@ -174,6 +180,8 @@ class Checker(TableChecks):
                 self.exprs.resolver.resolve(m.return_type, inner)
             check_distinct(getattr(m, "type_params", []), m.params)
             check_params(m.params, kind)
+        if isinstance(decl, ast.ExternDecl):
+            check_extern_methods(decl)
 
     def _generic_scope(self, parent: Scope, type_params: list[str], owner: Any) -> Scope:
         if not type_params:
@@ -396,7 +404,8 @@ class Checker(TableChecks):
         elif isinstance(decl, ast.VariableDecl):
             self._variable(decl, scope)
         elif isinstance(decl, ast.ValueSetDecl):
-            self.exprs.resolver.resolve(decl.elem_type, scope)
+            if isinstance(self.exprs.resolver.resolve(decl.elem_type, scope), IntT):
+                raise P4TypeError("int: illegal type for a value_set element type", decl.loc)
             self.exprs.resolver.const_int(decl.size, scope, "value_set size")
             scope.declare(decl.name, decl, decl.loc)
         elif isinstance(decl, ast.FunctionDecl):

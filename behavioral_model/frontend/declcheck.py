@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from . import ast
 from .errors import P4TypeError
+from .scope import Scope
 from .types import (
     BitT,
     BoolT,
@@ -22,8 +23,9 @@ from .types import (
     strip_newtype,
 )
 
-__all__ = ["always_returns", "check_distinct", "check_instance_place", "check_newtype",
-           "check_params", "check_struct_fields", "check_variable_type"]
+__all__ = ["always_returns", "check_distinct", "check_extern_methods", "check_instance_place",
+           "check_newtype", "check_params", "check_struct_fields", "check_typedef",
+           "check_variable_type"]
 
 
 def check_distinct(type_params: Sequence[str], *param_lists: Sequence[ast.Parameter]) -> None:
@@ -118,3 +120,27 @@ def always_returns(stmt: ast.Statement) -> bool:
         return has_default and all(always_returns(case.body) for case in stmt.cases
                                    if case.body is not None)
     return False
+
+
+def check_extern_methods(decl: ast.ExternDecl) -> None:
+    """Overloads differ in their parameter names (a call may name its arguments);
+    methods return no `int`."""
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    for m in decl.methods:
+        key = (m.name, tuple(p.name for p in m.params))
+        if key in seen:
+            raise P4TypeError(f"duplicate declaration of {m.name} in extern {decl.name}",
+                              m.loc)
+        seen.add(key)
+        if m.return_type is not None and isinstance(m.return_type.resolved, IntT):
+            raise P4TypeError("int: illegal return type for method", m.loc)
+
+
+def check_typedef(decl: ast.TypedefDecl, scope: Scope) -> None:
+    """A typedef of a generic type supplies its type arguments."""
+    ref = decl.type_ref
+    if isinstance(ref, ast.NamedTypeRef):
+        target = scope.lookup(ref.name)
+        if getattr(target, "type_params", None):
+            raise P4TypeError(f"'{decl.name}': no type parameters supplied for generic type "
+                              f"{ref.name}", decl.loc)

@@ -39,6 +39,7 @@ from .types import (
 ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|"}
 BITWISE = {"&", "|", "^"}
 COMPARE = {"<", ">", "<=", ">="}
+MAX_FOLD_WIDTH = 2048  # p4c's maximumWidthSupported
 
 
 class ExprChecker:
@@ -407,6 +408,7 @@ class ExprChecker:
                 amount = self._const(expr.right, "shift amount of an untyped integer")
                 if amount < 0:
                     raise P4TypeError("negative shift amount", expr.right.loc)
+            self._folded_shift(expr)
             if isinstance(lt, IntT) and not isinstance(rt, IntT):
                 # Spec 8.6: the result width would depend on a run-time value.
                 raise P4TypeError("shifting an untyped integer by a non-constant amount: "
@@ -447,6 +449,17 @@ class ExprChecker:
         if op in ("|+|", "|-|") and isinstance(t, IntT):
             raise P4TypeError(f"'{op}' needs a fixed-width operand", expr.loc)
         return t
+
+    @staticmethod
+    def _folded_shift(expr: ast.BinaryExpr) -> None:
+        """p4c folds a constant shift only up to its widest value, 2048 bits."""
+        try:
+            amount, _ = evaluate(expr.right), evaluate(expr.left)
+        except NotConstant:
+            return
+        if isinstance(amount, int) and amount > MAX_FOLD_WIDTH:
+            raise P4TypeError(f"compiler only supports widths up to {MAX_FOLD_WIDTH}",
+                              expr.loc)
 
     def _division(self, expr: ast.BinaryExpr) -> None:
         """p4c: `/` and `%` take no negative operand and no zero divisor, and at run time
