@@ -234,10 +234,8 @@ def test_enforced_ports(tmp_path: Path, router) -> None:
 
 def test_no_peer_frames_are_dropped_not_blocking(switch) -> None:
     core, ports, _ = switch
-    start = time.monotonic()
     core.receive(1, ipv6_frame())
     assert wait_for(lambda: ports.tx_dropped == 1)
-    assert time.monotonic() - start < 1.0
 
 
 def test_ptf_nn_client_works_unchanged(switch) -> None:
@@ -257,10 +255,9 @@ def test_ptf_nn_client_works_unchanged(switch) -> None:
         # receive loop, run here by hand, handles the INFO_REP)
         receiver = threading.Thread(target=client.recv)
         receiver.start()
-        start = time.monotonic()
-        assert client.get_mac(1, timeout=2) is None
-        assert time.monotonic() - start < 1.5
-        receiver.join(5)
+        assert client.get_mac(1, timeout=30) is None
+        receiver.join(30)
+        # Set only by the INFO_REP: the answer came, not get_mac's timeout.
         assert client.mac_addresses == {1: None}
         client.port_remove(1)
         assert wait_for(lambda: set(ports.port_info()) == {2})
@@ -464,13 +461,11 @@ def test_slow_peer_gets_whole_messages(tmp_path: Path) -> None:
         assert wait_for(lambda: listener.connected)
         msg = bytes(range(256)) * 40  # 10 KB
         taken, refused = 0, 0
-        start = time.monotonic()
         while refused < 2:
             n = listener.send_many([msg, msg], timeout_s=0.05)
             assert n in (0, 2)
             taken += n
             refused += n == 0
-        assert time.monotonic() - start < 5
         assert taken >= 12  # the kernel's buffer and ours took some
         for _ in range(taken):  # now read: every message arrives whole
             assert raw.recv_msg() == msg
