@@ -50,11 +50,12 @@ T0_DOWN_WHY = ("a T0 down kills every EV of its plane; the controller tops the p
                "backups up again and again (each dies at once) and the QP stalls on "
                "their losses instead of settling on the other plane")
 
-# fig16-17: not an issue-16 dependency but the scale: 8 ranks' 16 QPs per neighbour hash
-# evenly enough over 2 T1s that RoCE loses nothing to collisions, and on one plane at
-# twice the rate its packets spend half the time on each cable.
-SCALE_WHY = ("not reproduced at this scale: 16 QPs per neighbour among 8 NICs hash evenly "
-             "over 2 T1s (the paper's collisions need many more flows per link)")
+# fig16-17: not an issue-16 dependency but the size: at --quick sizes the ring is
+# latency-bound, and RoCE's single plane at twice the rate serialises each packet in half
+# the time; at full size MRC is ahead (2.9 times).
+SCALE_WHY = ("holds at full size (MRC 2.9 times ahead) but not at --quick sizes, where the "
+             "ring is latency-bound and RoCE's one plane at twice the rate sends each "
+             "packet in half the time")
 
 # fig18-21 and fig20: MRC's congestion control and spraying at full load (issue 16).
 INCAST_WHY = ("the 7 senders overload the spines' downlinks to the target rack (70 Gb/s "
