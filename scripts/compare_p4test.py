@@ -111,7 +111,7 @@ def _scan(path: Path) -> tuple[set[str], str] | None:
             if kind == '"' and local.is_file():
                 todo.append(local.resolve())
             else:
-                headers.add(Path(name).name if name.endswith(".p4") else name)
+                headers.add(name)  # <dpdk/pna.p4> is not <pna.p4>
     return headers, digest.hexdigest()
 
 
