@@ -616,6 +616,7 @@ class TableDecl(Declaration):
     default_action_const: bool = False
     entries: list[EntryDecl] = field(default_factory=list)
     entries_const: bool = False
+    entries_before_key: bool = False  # written in that order (p4c refuses it)
     properties: list[TableProperty] = field(default_factory=list)
 
     def property(self, name: str) -> TableProperty | None:

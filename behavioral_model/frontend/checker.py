@@ -40,6 +40,7 @@ from .types import (
     ErrorT,
     ExternT,
     IntT,
+    PackageT,
     ParserT,
     TupleT,
     Type,
@@ -147,16 +148,19 @@ class Checker(TableChecks):
             return
         elif isinstance(decl, ast.ParserDecl):
             scope.declare(decl.name, decl, decl.loc)
-            self._parser(decl)
+            with self.exprs.resolver.inside(decl):
+                self._parser(decl)
             return
         elif isinstance(decl, ast.ControlDecl):
             scope.declare(decl.name, decl, decl.loc)
-            self._control(decl)
+            with self.exprs.resolver.inside(decl):
+                self._control(decl)
             return
         scope.declare(decl.name, decl, decl.loc, overloadable=overload)
         if isinstance(decl, ast.ExternDecl | ast.ExternFunctionDecl | ast.ParserTypeDecl
                       | ast.ControlTypeDecl | ast.PackageTypeDecl):
-            self._check_prototype(decl)
+            with self.exprs.resolver.inside(decl):
+                self._check_prototype(decl)
         else:
             self.exprs.resolver.decl_type(decl, scope)
             if isinstance(decl, ast.StructDecl | ast.HeaderUnionDecl) and not decl.type_params:
@@ -199,8 +203,10 @@ class Checker(TableChecks):
             self.warn("the program has no package instantiation named 'main': it is "
                       "checked, but there is nothing to run", None)
             return
-        if not isinstance(main, ast.InstantiationDecl):
-            raise P4TypeError("'main' must be a package instantiation", None)
+        if not isinstance(main, ast.InstantiationDecl) or not isinstance(
+                main.type_ref.resolved, PackageT):
+            raise P4TypeError("'main' must be a package instantiation",
+                              getattr(main, "loc", None))
         self.result.main = main
         for arg in main.args:
             self.result.package_blocks.extend(_package_blocks(arg.value))

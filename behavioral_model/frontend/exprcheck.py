@@ -217,6 +217,7 @@ class ExprChecker:
         if not decls:
             raise P4TypeError(f"'{expr.name}' is not declared", expr.loc)
         decl = decls[0]
+        self.resolver.check_not_enclosing(decl, expr)
         expr.decl = decls if len(decls) > 1 else decl
         t = self.decl_value_type(decl, scope)
         if t is None:

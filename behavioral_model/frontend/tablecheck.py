@@ -31,6 +31,10 @@ class TableChecks:
         if decl.entries and not decl.keys:
             raise P4TypeError(f"entries cannot be specified for a table with no key "
                               f"{decl.name}", decl.loc)
+        if decl.entries_before_key:
+            # p4c types the entries against the key: the key must come first.
+            raise P4TypeError(f"table {decl.name}: the entries must come after the key",
+                              decl.entries[0].loc)
         if decl.default_action is None:
             self._check_no_action(decl)
         kinds = set(self.result.match_kinds)
@@ -62,6 +66,11 @@ class TableChecks:
             self._keyset(entry.keyset, key_types, scope, "entry")
             self._action_ref(entry.action, scope, require_all=True)
             self._same_binding(entry.action, listed, decl, "entry action")
+            if listed[entry.action.decl.name].annotation("defaultonly") is not None:
+                # Spec 14.2.1.2: a @defaultonly action is only the default action.
+                raise P4TypeError(f"entry action {entry.action.decl.name} is marked "
+                                  "@defaultonly in the actions of table "
+                                  f"{decl.name}", entry.action.loc)
             if entry.priority is not None:
                 self.exprs.resolver.const_int(entry.priority, scope, "entry priority")
         for prop in decl.properties:

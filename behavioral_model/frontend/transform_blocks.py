@@ -112,6 +112,7 @@ class BlockRules(Transformer):
         for prop in props:
             kind = prop[0]
             if kind == "key":
+                table.entries_before_key = table.entries_before_key or bool(table.entries)
                 table.keys.extend(prop[1])
             elif kind == "actions":
                 table.actions.extend(prop[1])

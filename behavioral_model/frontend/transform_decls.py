@@ -8,7 +8,7 @@ from typing import Any
 from lark import Token, Transformer, v_args
 
 from . import ast
-from .errors import SourceLocation
+from .errors import P4TypeError, SourceLocation
 from .lexer import AnnotationToken
 from .transform_base import ANNOTATION_PARSER, first_loc, join_anns, loc_of, present
 
@@ -43,7 +43,14 @@ class DeclarationRules(Transformer):
 
     def annotations(self, *toks: AnnotationToken) -> list[ast.Annotation]:
         out = []
+        structured = {str(tok) for tok in toks if tok.kind == "["}
+        seen: set[str] = set()
         for tok in toks:
+            if str(tok) in structured and str(tok) in seen:
+                # Spec 18.1.2: a structured annotation's name is unique on its element.
+                raise P4TypeError(f"@{tok}: duplicate name for a structured annotation",
+                                  loc_of(tok))
+            seen.add(str(tok))
             args: list[ast.Expression] = []
             body = tok.body
             if tok.kind == "(":

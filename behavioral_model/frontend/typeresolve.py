@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from . import ast
@@ -52,6 +54,24 @@ class TypeResolver:
         self._check_expr = check_expr
         self._decl_types: dict[int, Type] = {}
         self.root: Scope | None = None  # the program's top-level scope, set by the checker
+        # The type declarations whose bodies are being checked: p4c's ResolveReferences
+        # refuses a reference to one of them from inside ("Self-referencing types not
+        # supported"), e.g. `struct S { S x; }` or a control instantiating itself.
+        self._enclosing: list[Any] = []
+
+    @contextmanager
+    def inside(self, decl: Any) -> Iterator[None]:
+        """Check the body of type declaration `decl`: references to it are errors."""
+        self._enclosing.append(decl)
+        try:
+            yield
+        finally:
+            self._enclosing.pop()
+
+    def check_not_enclosing(self, decl: Any, ref: ast.Node) -> None:
+        if any(d is decl for d in self._enclosing):
+            raise P4TypeError(f"self-referencing types not supported: '{decl.name}' within "
+                              f"its own declaration", ref.loc)
 
     def const_int(self, expr: ast.Expression, scope: Scope, what: str) -> int:
         self._check_expr(expr, scope, None)
@@ -112,6 +132,7 @@ class TypeResolver:
         decl = scope.lookup(name)
         if decl is None:
             raise P4TypeError(f"unknown type '{name}'", ref.loc)
+        self.check_not_enclosing(decl, ref)
         return decl
 
     def named(self, name: str, scope: Scope, ref: ast.Node) -> Type:
@@ -138,7 +159,8 @@ class TypeResolver:
             for p in decl.type_params:
                 inner.declare(p, TypeParamDecl(p, TypeVar(p, decl)), decl.loc)
             assert isinstance(t, StructLike)
-            t.fields = self._fields(decl, inner, cls)
+            with self.inside(decl):
+                t.fields = self._fields(decl, inner, cls)
             return t
         if isinstance(decl, ast.EnumDecl):
             t = self._enum(decl, scope)
@@ -203,6 +225,11 @@ class TypeResolver:
         return EnumT(decl.name, decl, members=names, underlying=under, values=values)
 
     def specialize(self, decl: Any, args: tuple[Type, ...], ref: ast.Node) -> Type:
+        for a in args:
+            if _mentions(a, decl):
+                # p4c's TypeInference: a generic type cannot be its own type argument.
+                raise P4TypeError(f"{decl.name}: contains self '{decl.name}' as type argument",
+                                  ref.loc)
         if isinstance(decl, ast.ExternDecl):
             if len(args) > len(decl.type_params):
                 raise P4TypeError(
@@ -230,6 +257,13 @@ class TypeResolver:
         if isinstance(decl, ast.PackageTypeDecl):
             return PackageT(decl.name, decl, type_args=args)
         raise P4TypeError(f"'{getattr(decl, 'name', '?')}' is not a generic type", ref.loc)
+
+
+def _mentions(t: Type, decl: Any) -> bool:
+    """Whether type `t` is (a specialisation of) `decl` or has one among its type arguments."""
+    if getattr(t, "decl", None) is decl:
+        return True
+    return any(_mentions(a, decl) for a in getattr(t, "type_args", ()))
 
 
 def _header_field_ok(t: Type) -> bool:
