@@ -56,6 +56,12 @@ class TracingTable:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._table, name)
 
+    @property
+    def lookup_fn(self) -> Any:
+        """What generated code calls to look a key up: the traced lookup, not the
+        table's own fast one (which __getattr__ would hand out)."""
+        return self.lookup
+
     def lookup(self, values: tuple) -> Any:
         entry = self._table.lookup(values)
         name = self._table.name
