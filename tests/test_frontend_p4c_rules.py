@@ -100,3 +100,55 @@ def test_main_is_a_package_instance() -> None:
     with pytest.raises(P4TypeError, match="'main' must be a package"):
         check("#include <core.p4>\nextern Box { Box(); }\nBox() main;")
 
+
+
+def test_an_action_does_not_apply_a_control() -> None:
+    with pytest.raises(P4TypeError, match="apply cannot be called from actions"):
+        check("#include <core.p4>\ncontrol Sub() { apply {} }\n"
+              "control c() { Sub() sub; action a() { sub.apply(); } apply { a(); } }\n"
+              "control C(); package P(C c); P(c()) main;")
+
+
+def test_an_extern_with_abstract_methods_is_not_built_by_a_constructor_call() -> None:
+    with pytest.raises(P4TypeError, match="abstract methods cannot be instantiated"):
+        check("#include <core.p4>\nextern E { E(); abstract void f(); }\n"
+              "package P(E e);\nP(E()) main;")
+
+
+@pytest.mark.parametrize("value, ok", [("exact", True), ("1 + 1", False), ("nothing", False)])
+def test_a_match_annotation_names_a_match_kind(value: str, ok: bool) -> None:
+    text = f"#include <core.p4>\nstruct S {{ @match({value}) bit<8> f; }}"
+    if ok:
+        check(text)
+    else:
+        with pytest.raises(P4TypeError, match="must be a match_kind"):
+            check(text)
+
+
+PARSER = """
+#include <core.p4>
+header V {{ bit<8> n; varbit<64> opts; }}
+header F {{ bit<8> n; }}
+struct hs {{ V v; F f; }}
+parser Prs(packet_in pkt, out hs h) {{
+    state start {{ {stmt} transition accept; }}
+}}
+parser P(packet_in pkt, out hs h);
+package Top(P p);
+Top(Prs()) main;
+"""
+
+
+@pytest.mark.parametrize("stmt, message", [
+    pytest.param("pkt.extract(h.v);", "extracted with its size", id="extract-varbit-no-size"),
+    pytest.param("h.v = pkt.lookahead<V>();", "fixed-width", id="lookahead-varbit"),
+    pytest.param("pkt.lookahead<void>();", "fixed-width", id="lookahead-void"),
+])
+def test_varbit_reads_need_a_size(stmt: str, message: str) -> None:
+    with pytest.raises(P4TypeError, match=message):
+        check(PARSER.format(stmt=stmt))
+
+
+@pytest.mark.parametrize("stmt", ["pkt.extract(h.v, 16);", "h.f = pkt.lookahead<F>();"])
+def test_fixed_width_reads_are_accepted(stmt: str) -> None:
+    check(PARSER.format(stmt=stmt))

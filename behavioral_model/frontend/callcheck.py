@@ -9,6 +9,7 @@ from typing import Any
 from . import ast
 from .constness import directionless_params, is_compile_time_known
 from .errors import P4TypeError
+from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .types import (
     ActionT,
@@ -203,6 +204,14 @@ class CallChecker:
                     isinstance(t, VarbitT) for _, t in arg.type.fields):
                 raise P4TypeError("extract with a size needs a header with a varbit field",
                                   arg.loc)
+            if len(call.args) == 1 and _has_varbit(arg.type):
+                raise P4TypeError(f"{expr_text(arg)}: a header with a varbit field is "
+                                  "extracted with its size, extract(h, size)", arg.loc)
+        if decl.name == "packet_in" and name == "lookahead" and (
+                isinstance(t, VoidT) or _has_varbit(t)):
+            # core.p4: lookahead<T> reads sizeof(T) bits, so T has a fixed width.
+            raise P4TypeError(f"{t}: type argument of lookahead must be a fixed-width type",
+                              call.loc)
         call.target.bindings.setdefault("__extern__", et)
         return t
 
@@ -390,6 +399,11 @@ class CallChecker:
     # -- constructors ---------------------------------------------------------------
     def check_constructor(self, expr: ast.ConstructorCallExpr, scope: Scope) -> Type:
         t = self.resolver.resolve(expr.type_ref, scope)
+        if isinstance(t, ExternT) and any(m.is_abstract for m in t.decl.methods):
+            # Spec 11.3.1: only an instantiation can give the abstract methods' bodies.
+            raise P4TypeError(f"{t.decl.name}: an extern with abstract methods cannot be "
+                              "instantiated by a constructor call; declare an instance with "
+                              "an initializer", expr.loc)
         self.check_constructor_args(t, expr.args, scope, expr)
         return t
 
@@ -422,3 +436,12 @@ class CallChecker:
                             type_params=set(decl.type_params))
             return
         raise P4TypeError(f"cannot instantiate {t}", node.loc)
+
+
+def _has_varbit(t: Type) -> bool:
+    """Whether a value of type `t` holds a varbit (its width is not fixed)."""
+    if isinstance(t, VarbitT):
+        return True
+    if isinstance(t, StackT):
+        return _has_varbit(t.elem)
+    return isinstance(t, StructLike) and any(_has_varbit(ft) for _, ft in t.fields)

@@ -19,10 +19,8 @@ from .declcheck import (
     check_distinct,
     check_extern_methods,
     check_instance_place,
-    check_newtype,
     check_params,
-    check_struct_fields,
-    check_typedef,
+    check_type_decl,
     check_variable_type,
 )
 from .errors import P4TypeError, P4Warning, SourceLocation
@@ -163,12 +161,7 @@ class Checker(TableChecks):
                 self._check_prototype(decl)
         else:
             self.exprs.resolver.decl_type(decl, scope)
-            if isinstance(decl, ast.StructDecl | ast.HeaderUnionDecl) and not decl.type_params:
-                check_struct_fields(decl)
-            elif isinstance(decl, ast.NewTypeDecl):
-                check_newtype(decl)
-            elif isinstance(decl, ast.TypedefDecl):
-                check_typedef(decl, scope)
+            check_type_decl(decl, scope, self.result.match_kinds)
 
     def _check_prototype(self, decl: Any) -> None:
         """Resolve parameter types of prototypes, with their type parameters in scope."""
@@ -458,7 +451,7 @@ class Checker(TableChecks):
             if self._in_parser and kind in ("action", "table_apply"):
                 what = "action calls" if kind == "action" else "table applications"
                 raise P4TypeError(f"{what} are not allowed in a parser", stmt.loc)
-            if self._in_action and kind == "table_apply":
+            if self._in_action and kind in ("table_apply", "apply"):
                 raise P4TypeError("apply cannot be called from actions", stmt.loc)
             if kind == "extern_function" and target.name == "verify" and not self._in_parser:
                 raise P4TypeError("verify may only be invoked in parsers", stmt.loc)

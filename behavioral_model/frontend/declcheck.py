@@ -80,6 +80,19 @@ def check_struct_fields(decl: ast.StructDecl | ast.HeaderUnionDecl | ast.HeaderD
                               f"'{f.type_ref.resolved}'", f.loc)
 
 
+def check_match_annotations(decl: ast.StructDecl | ast.HeaderUnionDecl | ast.HeaderDecl,
+                            match_kinds: Sequence[str]) -> None:
+    """`@match(k)` on a field (a value set's match kind, spec 12.11) names a match_kind."""
+    for f in decl.fields:
+        ann = f.annotation("match")
+        if ann is None:
+            continue
+        arg = ann.args[0] if len(ann.args) == 1 else None
+        if not isinstance(arg, ast.PathExpr) or arg.name not in match_kinds:
+            raise P4TypeError(f"@match of field '{f.name}': value must be a match_kind",
+                              ann.loc)
+
+
 def check_variable_type(decl: ast.VariableDecl, t: Type) -> None:
     """Variables hold data; externs, parsers and controls are instantiated instead."""
     if isinstance(t, ExternT | ParserT | ControlT | PackageT):
@@ -144,3 +157,15 @@ def check_typedef(decl: ast.TypedefDecl, scope: Scope) -> None:
         if getattr(target, "type_params", None):
             raise P4TypeError(f"'{decl.name}': no type parameters supplied for generic type "
                               f"{ref.name}", decl.loc)
+
+
+def check_type_decl(decl: ast.Declaration, scope: Scope, match_kinds: Sequence[str]) -> None:
+    """The rules of a type declaration once its type is resolved."""
+    if isinstance(decl, ast.StructDecl | ast.HeaderUnionDecl) and not decl.type_params:
+        check_struct_fields(decl)
+    if isinstance(decl, ast.StructDecl | ast.HeaderDecl):
+        check_match_annotations(decl, match_kinds)
+    elif isinstance(decl, ast.NewTypeDecl):
+        check_newtype(decl)
+    elif isinstance(decl, ast.TypedefDecl):
+        check_typedef(decl, scope)
