@@ -152,3 +152,21 @@ def test_varbit_reads_need_a_size(stmt: str, message: str) -> None:
 @pytest.mark.parametrize("stmt", ["pkt.extract(h.v, 16);", "h.f = pkt.lookahead<F>();"])
 def test_fixed_width_reads_are_accepted(stmt: str) -> None:
     check(PARSER.format(stmt=stmt))
+
+
+def test_a_control_instance_is_not_a_function_argument() -> None:
+    with pytest.raises(P4TypeError, match="argument cannot have type"):
+        check("#include <core.p4>\ncontrol Sub() { apply {} }\nvoid f<T>(in T t) {}\n"
+              "control c() { Sub() s; apply { f(s); } }\n"
+              "control C(); package P(C c); P(c()) main;")
+
+
+@pytest.mark.parametrize("default, ok", [("drop", True), (".drop", False)])
+def test_a_dot_prefixed_default_action_is_the_top_level_one(default: str, ok: bool) -> None:
+    text = TABLE.replace("control Ctl", "action drop() {}\ncontrol Ctl") % "\n".join(
+        [KEY, ACTIONS % "", f"default_action = {default}();"])
+    if ok:
+        check(text)
+    else:
+        with pytest.raises(P4TypeError, match="different actions"):
+            check(text)

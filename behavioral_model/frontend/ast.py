@@ -582,6 +582,7 @@ class ActionRef(Annotated):
 
     name: str
     args: list[Argument] = field(default_factory=list)
+    dot_prefix: bool = False  # `.name`: the top-level declaration
     decl: Any = field(default=None, repr=False)  # the ActionDecl, set by the checker
 
 

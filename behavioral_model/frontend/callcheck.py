@@ -285,6 +285,9 @@ class CallChecker:
                 continue
             pt = self._param_type(p.type_ref, bindings, scope, type_params or set())
             self._check_arg(a, pt, p, scope, bindings, name)
+            if kind != "constructor" and isinstance(getattr(a, "type", None), ParserT | ControlT):
+                # p4c: parsers and controls are passed only to constructors.
+                raise P4TypeError(f"{expr_text(a)}: argument cannot have type {a.type}", a.loc)
             if not p.direction and kind != "action":
                 # p4c (TypeUnification::unifyCall): a directionless parameter of anything
                 # but an action takes a value fixed at compile time; an action's own

@@ -90,6 +90,9 @@ class TableChecks:
         if bound is None:
             raise P4TypeError(f"{what} {ref.decl.name} is not in the actions of table "
                               f"{table.name}", ref.loc)
+        if bound.decl is not ref.decl:
+            raise P4TypeError(f"{what} {ref.name} and the listed {bound.name} refer to "
+                              "different actions", ref.loc)
         for given, fixed in zip(ref.args, bound.args, strict=False):
             if _canonical(given.value) != _canonical(fixed.value):
                 raise P4TypeError(f"{expr_text(given.value)}: argument does not match "
@@ -109,7 +112,7 @@ class TableChecks:
                               "did you include core.p4?", table.loc)
 
     def _action_ref(self, ref: ast.ActionRef, scope: Scope, require_all: bool) -> ast.ActionDecl:
-        decl = scope.lookup(ref.name)
+        decl = (scope.root() if ref.dot_prefix else scope).lookup(ref.name)
         if not isinstance(decl, ast.ActionDecl):
             raise P4TypeError(f"'{ref.name}' is not an action", ref.loc)
         ref.decl = decl

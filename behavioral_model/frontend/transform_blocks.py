@@ -136,7 +136,7 @@ class BlockRules(Transformer):
             func, args = value.func, value.args
         if isinstance(func, ast.PathExpr):
             return ast.ActionRef(name=func.name, args=args, annotations=annotations,
-                                 loc=value.loc)
+                                 dot_prefix=func.dot_prefix, loc=value.loc)
         raise P4SyntaxError("default_action must name an action, e.g. `default_action = a(1);`",
                             value.loc)
 
@@ -167,7 +167,8 @@ class BlockRules(Transformer):
 
     def action_ref(self, name: tuple[Token, bool, Token], _lp: Token | None,
                    args: list[ast.Argument] | None) -> ast.ActionRef:
-        return ast.ActionRef(name=str(name[0]), args=args or [], loc=loc_of(name[2]))
+        return ast.ActionRef(name=str(name[0]), args=args or [], dot_prefix=name[1],
+                             loc=loc_of(name[2]))
 
     def entry(self, anns: Any, const: Token | None, priority: ast.Expression | None,
               keyset: ast.Expression, action: ast.ActionRef, anns2: Any, _semi: Token
