@@ -170,3 +170,21 @@ def test_a_dot_prefixed_default_action_is_the_top_level_one(default: str, ok: bo
     else:
         with pytest.raises(P4TypeError, match="different actions"):
             check(text)
+
+
+def test_the_default_action_comes_after_the_actions() -> None:
+    with pytest.raises(P4TypeError, match="after the actions"):
+        check(TABLE % "\n".join([KEY, "default_action = drop();", ACTIONS % ""]))
+
+
+@pytest.mark.parametrize("elem, ok", [
+    ("bit<8>", True), ("C", False), ("P", False), ("Box", False),
+])
+def test_tuple_fields_are_data(elem: str, ok: bool) -> None:
+    text = ("#include <core.p4>\ncontrol C(); package P(); extern Box { Box(); }\n"
+            f"void f(in tuple<{elem}> t) {{}}")
+    if ok:
+        check(text)
+    else:
+        with pytest.raises(P4TypeError, match="not supported as a tuple field"):
+            check(text)

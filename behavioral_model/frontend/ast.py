@@ -618,6 +618,7 @@ class TableDecl(Declaration):
     entries: list[EntryDecl] = field(default_factory=list)
     entries_const: bool = False
     entries_before_key: bool = False  # written in that order (p4c refuses it)
+    default_before_actions: bool = False  # the same
     properties: list[TableProperty] = field(default_factory=list)
 
     def property(self, name: str) -> TableProperty | None:

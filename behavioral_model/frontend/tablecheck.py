@@ -31,6 +31,9 @@ class TableChecks:
         if decl.entries and not decl.keys:
             raise P4TypeError(f"entries cannot be specified for a table with no key "
                               f"{decl.name}", decl.loc)
+        if decl.default_before_actions:
+            raise P4TypeError(f"table {decl.name}: the default action must come after the "
+                              "actions", decl.default_action.loc)
         if decl.entries_before_key:
             # p4c types the entries against the key: the key must come first.
             raise P4TypeError(f"table {decl.name}: the entries must come after the key",

@@ -123,6 +123,7 @@ class BlockRules(Transformer):
             else:
                 p: ast.TableProperty = prop[1]
                 if p.name == "default_action":
+                    table.default_before_actions = not table.has_actions
                     table.default_action = self._action_ref(p.value, p.annotations)
                     table.default_action_const = p.is_const
                 else:

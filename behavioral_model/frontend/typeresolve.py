@@ -110,7 +110,12 @@ class TypeResolver:
         if isinstance(ref, ast.DontCareTypeRef):
             return DontCareT()
         if isinstance(ref, ast.TupleTypeRef):
-            return TupleT(tuple(self.resolve(e, scope) for e in ref.elems))
+            elems = tuple(self.resolve(e, scope) for e in ref.elems)
+            for e, et in zip(ref.elems, elems, strict=True):
+                if isinstance(et, ExternT | ParserT | ControlT | PackageT):
+                    # p4c: a tuple holds data, not instances (its TypeInference).
+                    raise P4TypeError(f"{et}: not supported as a tuple field", e.loc)
+            return TupleT(elems)
         if isinstance(ref, ast.StackTypeRef):
             elem = self.resolve(ref.elem, scope)
             if not isinstance(elem, HeaderT | HeaderUnionT | TypeVar):
