@@ -188,3 +188,18 @@ def test_tuple_fields_are_data(elem: str, ok: bool) -> None:
     else:
         with pytest.raises(P4TypeError, match="not supported as a tuple field"):
             check(text)
+
+
+@pytest.mark.parametrize("body, ok", [
+    ("action a() { bit<8> h = 2; } apply { a(); }", False),
+    ("apply { if (h == 0) { bit<8> h = 1; } }", False),
+    ("apply { bit<8> g = h; h = g; }", True),
+])
+def test_a_variable_does_not_shadow_a_parameter(body: str, ok: bool) -> None:
+    text = (f"#include <core.p4>\ncontrol c(inout bit<8> h) {{ {body} }}\n"
+            "control C(inout bit<8> h); package P(C c); P(c()) main;")
+    if ok:
+        check(text)
+    else:
+        with pytest.raises(P4TypeError, match="shadows a parameter"):
+            check(text)

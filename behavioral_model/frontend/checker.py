@@ -430,6 +430,8 @@ class Checker(TableChecks):
         check_variable_type(decl, t)
         if decl.init is not None:
             self.exprs.check(decl.init, scope, t)
+        if isinstance(scope.lookup(decl.name), ast.Parameter):  # p4c: an error, not a warning
+            raise P4TypeError(f"declaration of '{decl.name}' shadows a parameter", decl.loc)
         scope.declare(decl.name, decl, decl.loc)
 
     # -- statements -----------------------------------------------------------------
