@@ -1,0 +1,33 @@
+"""The MRC paper's testbed experiments (fabric/paper), each at its ``--quick`` size:
+every claim of the "paper vs ours" table holds, or is an expected failure with its
+reason, and each experiment writes its report and its figure.
+
+`python -m fabric paper --only NAME --quick` runs one; the claims, their bounds (our
+tolerances) and the expected failures are in fabric/paper/experiments.py, what each
+experiment shows in docs/experiments.md."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import assert_claim, paper
+
+from fabric.paper.experiments import EXPERIMENTS, PaperExperiment
+
+CLAIMS = [(e.name, index, claim.what) for e in EXPERIMENTS
+          for index, claim in enumerate(e.claims)]
+
+
+@pytest.mark.parametrize(("name", "index"), [(name, index) for name, index, _ in CLAIMS],
+                         ids=[f"{name}: {what}" for name, _, what in CLAIMS])
+def test_claim(name: str, index: int) -> None:
+    assert_claim(name, index)
+
+
+@pytest.mark.parametrize("experiment", EXPERIMENTS, ids=[e.name for e in EXPERIMENTS])
+def test_report_and_figure(experiment: PaperExperiment) -> None:
+    result = paper(experiment.name)
+    assert result.report["experiment"] == experiment.name
+    assert [c["claim"] for c in result.report["claims"]] == [c.what for c in experiment.claims]
+    assert all(s["checks"][0]["ok"] for s in result.report["scenarios"])  # intact
+    with open(result.report["figure_file"], "rb") as png:
+        assert png.read(8) == b"\x89PNG\r\n\x1a\n"
