@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from p4.config.v1 import p4info_pb2
@@ -121,10 +121,16 @@ def _compile_bmv2(program: Path) -> Pipeline:
 
 
 class PipelineCache:
-    """Pipelines by (target, program, files), each built once, from any thread."""
+    """Pipelines by (target, program, files), each built once, from any thread.
+
+    Every caller gets a P4Info of its own, parsed from the built one's bytes: the pure
+    Python protobuf fills a message's field table lazily even when it is only read, so
+    one message shared by the supervisors' threads broke a ``CopyFrom`` in another
+    ("dictionary changed size during iteration") and left a device unprogrammed."""
 
     def __init__(self) -> None:
-        self._built: dict[tuple[str, str, tuple[str, str] | None], Pipeline] = {}
+        self._built: dict[tuple[str, str, tuple[str, str] | None],
+                          tuple[Pipeline, bytes]] = {}
         self._lock = threading.Lock()
 
     def get(self, access: DeviceAccess) -> Pipeline:
@@ -132,7 +138,9 @@ class PipelineCache:
         with self._lock:
             if key not in self._built:
                 if access.target == "bm":
-                    self._built[key] = build_bm(access.program)
+                    built = build_bm(access.program)
                 else:
-                    self._built[key] = build_bmv2(access.program, access.bmv2_files)
-            return self._built[key]
+                    built = build_bmv2(access.program, access.bmv2_files)
+                self._built[key] = (built, built.p4info.SerializeToString())
+            pipeline, p4info_bytes = self._built[key]
+        return replace(pipeline, p4info=p4info_pb2.P4Info.FromString(p4info_bytes))

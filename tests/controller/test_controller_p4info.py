@@ -13,8 +13,9 @@ from p4.config.v1 import p4info_pb2
 from behavioral_model.frontend.p4info import generate_p4info
 from behavioral_model.frontend.preprocess import preprocess
 from behavioral_model.program import check_source
+from controller.device import PipelineCache
 from controller.plan import DigestConfig, Exact, FabricPlan, MulticastGroup
-from controller.topology import Role
+from controller.topology import DeviceAccess, Role
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = {"switch": ROOT / "p4src" / "srv6_switch.p4", "nic": ROOT / "p4src" / "mrc_nic.p4"}
@@ -51,3 +52,14 @@ def test_every_planned_entity_fits_the_programs(p4infos: dict[str, p4info_pb2.P4
             assert [name for name, _ in entity.params] == [p.name for p in action.params]
             for (_, value), param in zip(entity.params, action.params, strict=True):
                 assert 0 <= value < 1 << param.bitwidth, (entity.action, param.name)
+
+
+def test_the_pipeline_cache_gives_every_device_a_p4info_of_its_own() -> None:
+    """The supervisors program devices from several threads; a P4Info message shared
+    between them is mutated by reads in the pure-Python protobuf (see PipelineCache)."""
+    cache = PipelineCache()
+    access = DeviceAccess("127.0.0.1:9559", 1, "bm", str(PROGRAMS["switch"]))
+    first, second = cache.get(access), cache.get(access)
+    assert first.p4info is not second.p4info
+    assert first.p4info == second.p4info and first.p4info.tables
+    assert (first.cookie, first.device_config) == (second.cookie, second.device_config)
