@@ -146,3 +146,16 @@ def test_procs_spray_on_simple_switch_grpc(tmp_path: Path) -> None:
     outcome = _procs_run_on_bmv2("spray", tmp_path / "run")
     assert _check(outcome, "transfer intact")["ok"], outcome["checks"]
     assert _check(outcome, "qp-a: equal per-path shares")["ok"], outcome["checks"]
+
+
+def test_procs_link_failure_on_simple_switch_grpc(tmp_path: Path) -> None:
+    """A cable of the BMv2 fabric fails mid-transfer: the EV through it is retired and
+    the write still arrives whole. How soon is the simulator's to check: on processes it
+    is wall-clock time on a shared machine."""
+    outcome = _procs_run_on_bmv2("link-failure", tmp_path / "run")
+    assert _check(outcome, "transfer intact")["ok"], outcome["checks"]
+    assert outcome["ev_event_count"] >= 1
+    # The scenario fails p0-t0-0:4, the cable from plane 0's T0 to its T1 p0-t1-1.
+    retired = [event for event in outcome["ev_events"]
+               if event["reason"] == "host-loss" and event["old"].startswith("p0-t1-1 ")]
+    assert retired, outcome["ev_events"]
