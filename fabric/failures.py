@@ -1,7 +1,15 @@
 """A scenario's failures on a simulated network, at their virtual times: cables down,
 up, flapping or lossy, loss at NIC ingress, switches cut off or rebooted (the faults
 themselves are ``fabric.sim.faults`` and the cables' own state). Returns the log of
-what happened when: one entry per cable or device acted on."""
+what happened when: one entry per cable or device acted on.
+
+What a NIC learns of its own ports reaches the controller as it would in a deployment:
+``fabric.sim.ports`` detects a NIC port's link going down or coming back (whatever
+took it down: the cable, its T0 switch) ``detect_us`` after the fact, and the
+controller's ``Reactor.set_planes_down`` writes the NIC's ``nic_planes`` entry and
+sends the port-status updates to its peers (docs/mrc-nic.md 3.1), which enter the NIC
+at that virtual time. These reports are in the controller's log (``planes-down``),
+not in the failures' log."""
 
 from __future__ import annotations
 
@@ -12,14 +20,34 @@ from .scenario import Failure, Scenario
 from .sim.events import call_later
 from .sim.faults import set_nic_ingress_loss, set_switch_up
 from .sim.network import Network
+from .sim.ports import LINK_DETECT_US, PortStatusMonitor
 
 __all__ = ["schedule_failures"]
+
+
+def report_port_status(network: Network, controller: FabricController,
+                       detect_us: float = LINK_DETECT_US) -> PortStatusMonitor:
+    """From now on, a NIC port that goes down or comes back is told to the controller
+    (plane failover) ``detect_us`` after it happens."""
+
+    def report(nic: str, planes: frozenset[int]) -> None:
+        reactor = controller.reactor
+        assert reactor is not None, "the controller programs the fabric before traffic"
+        # Virtual time stands still while the controller writes the entry and sends the
+        # updates; they enter the NIC's CPU port now, as the probes do at each tick.
+        sent = reactor.set_planes_down(nic, planes)
+        if sent:
+            network.await_packet_outs({nic: sent})
+        network.inject_packet_outs()
+
+    return PortStatusMonitor(network, report, detect_us)
 
 
 def schedule_failures(scenario: Scenario, network: Network,
                       controller: FabricController) -> list[dict[str, Any]]:
     env = network.env
     log: list[dict[str, Any]] = []
+    report_port_status(network, controller)
 
     def note(action: str, target: str | None, **extra: Any) -> None:
         log.append({"at_us": env.now, "action": action, "target": target, **extra})

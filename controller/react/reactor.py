@@ -11,8 +11,13 @@ reacts to the NICs' EV events.
 - ``RESTORED``: probing stops and the recovery is recorded.
 
 A NIC port (or its link) that goes down or comes back is reported by whoever sees it
-(the simulator, an operator) through ``set_planes_down``: the NIC's ``nic_planes``
-entry and a port-status update to every peer of its QPs (docs/mrc-nic.md 3.1).
+(the simulator's link-down detection, an operator) through ``set_planes_down``: the
+NIC's ``nic_planes`` entry and a port-status update to every peer of its QPs
+(docs/mrc-nic.md 3.1). While a plane is down at either end of a QP, an EV of that plane
+the QP's NIC retires (a loss in the moments before the NICs knew) is *held*: no backup
+is topped up on the dead plane and the EV is not probed; EVs already being probed on
+it are held too. When the plane is back at both ends, the held retirements get their
+top-ups and probes at once, so the plane's EVs are restored in a few probe round trips.
 """
 
 from __future__ import annotations
@@ -98,6 +103,10 @@ class Reactor:
         self.recoveries: deque[Recovery] = deque(maxlen=KEPT_RECOVERIES)
         # NIC -> its planes-down mask, as last written to its nic_planes table
         self.planes_down: dict[str, int] = {}
+        # Retirements and probes on a plane down at either end of their QP, until it
+        # is back (in the order they came).
+        self.held: list[tuple[str, EvEvent]] = []
+        self.held_probes: list[ProbeTask] = []
         self._digests: queue.Queue[tuple[str, p4runtime_pb2.DigestList]] = queue.Queue()
         # A caller that runs many reactors (the simulator) shares one cache of built
         # pipelines, as it does with apply_fabric.
@@ -153,6 +162,11 @@ class Reactor:
                           qp_index=event.qp_index, slot=event.slot,
                           old_ev=f"{event.old_ev:#010x}", new_ev=f"{event.new_ev:#010x}")
             if event.reason in _RETIRED:
+                if self.plane_down(nic, event.qp_index, c.ev_plane(event.old_ev)):
+                    self.held.append((nic, event))
+                    self.log.emit("retired-on-down-plane", device=nic,
+                                  qp_index=event.qp_index, ev=f"{event.old_ev:#010x}")
+                    continue
                 self.top_up(nic, event)
                 self.start_probes(nic, event)
             elif event.reason == c.EV_EVENT_RESTORED:
@@ -230,6 +244,8 @@ class Reactor:
                 self.log.emit("planes-down-failed", device=nic, message=str(error))
                 return 0
             self.planes_down[nic] = mask
+            self._hold_probes()
+            self._release_held()
         sent = 0
         for frame in port_status_frames(self.plan, nic, mask):
             try:
@@ -240,6 +256,40 @@ class Reactor:
             sent += 1
         self.log.emit("planes-down", device=nic, mask=f"{mask:#04x}", updates=sent)
         return sent
+
+    def plane_down(self, nic: str, qp_index: int, plane: int) -> bool:
+        """Whether ``plane`` is down at either end of the QP NIC ``nic`` holds at
+        ``qp_index`` (as last written to the NICs' ``nic_planes``)."""
+        down = self.planes_down.get(nic, 0)
+        found = self.plan.qp_at(nic, qp_index)
+        if found is not None:
+            qp, side = found
+            down |= self.planes_down.get(qp.ends[1 - side].nic, 0)
+        return bool(down >> plane & 1)
+
+    def _hold_probes(self) -> None:
+        """Stop probing EVs whose plane is down at either end (their probes could only
+        be lost); ``_release_held`` starts them again."""
+        for key in list(self.probes.tasks):
+            if self.plane_down(key.nic, key.qp_index, c.ev_plane(key.ev)):
+                self.held_probes.append(self.probes.tasks.pop(key))
+
+    def _release_held(self) -> None:
+        """Top-ups and probes held for planes that are up at both ends again."""
+        held, self.held = self.held, []
+        for nic, event in held:
+            if self.plane_down(nic, event.qp_index, c.ev_plane(event.old_ev)):
+                self.held.append((nic, event))
+                continue
+            self.top_up(nic, event)
+            self.start_probes(nic, event)
+        tasks, self.held_probes = self.held_probes, []
+        for task in tasks:
+            key = task.key
+            if self.plane_down(key.nic, key.qp_index, c.ev_plane(key.ev)):
+                self.held_probes.append(task)
+            else:
+                self.probes.start(task)
 
     def _recovery(self, nic: str, qp_index: int, ev: int) -> Recovery | None:
         return next((r for r in reversed(self.recoveries) if r.nic == nic

@@ -5,7 +5,9 @@ arrives whole after the propagation delay (store and forward). A cable that is d
 or the loss draw, drops the frame; so does a cable that goes down while the frame is
 on it. Each direction is a :class:`Channel`; both share the cable's state. Loss draws
 come from the cable's own random generator, seeded from the run's seed and the cable's
-name, so a run is deterministic.
+name, so a run is deterministic. Whoever sees a port's link state (``fabric.sim.ports``:
+the NIC's link-down detection) watches the cable: its ``watchers`` are called on every
+change of ``up``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from .events import call_later
 
 # Where a frame is delivered: (port, frame) at the far device.
 Receive = Callable[[int, bytes], None]
+# Told when a cable goes down or comes back (the cable, its new state in ``up``).
+CableWatcher = Callable[["Cable"], None]
 
 
 @dataclass
@@ -43,12 +47,26 @@ class Cable:
     rate_bps: float  # 0: infinitely fast (a host's port to its NIC)
     delay_us: float
     loss: float = 0.0
-    up: bool = True
     seed: int = 0
     counters: LinkCounters = field(default_factory=LinkCounters)
+    watchers: list[CableWatcher] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed ^ crc32(self.name.encode()))
+        self._up = True
+
+    @property
+    def up(self) -> bool:
+        return self._up
+
+    @up.setter
+    def up(self, up: bool) -> None:
+        """A change of state is told to the watchers (setting the same state is not)."""
+        if up == self._up:
+            return
+        self._up = up
+        for watcher in self.watchers:
+            watcher(self)
 
 
 class Channel:
