@@ -27,20 +27,17 @@ from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker, MatchKindMember
 from .initializers import check_initializer
 from .naming import constructor_arguments, iter_nodes
+from .parsercheck import ParserChecks
 from .scope import Scope, TypeParamDecl
+from .stmtcheck import StatementChecks
 from .tablecheck import TableChecks
 from .types import (
-    ActionRunT,
     BitT,
-    BoolT,
     ControlT,
-    EnumT,
-    ErrorT,
     ExternT,
     IntT,
     PackageT,
     ParserT,
-    TupleT,
     Type,
     TypeVar,
     VoidT,
@@ -69,7 +66,10 @@ class CheckedProgram:
         return self.error_members.index(name)
 
 
-class Checker(TableChecks):
+class Checker(ParserChecks, StatementChecks, TableChecks):
+    """Declarations and program-wide rules; parsers, statements and tables come from
+    the mixins."""
+
     def __init__(self, program: ast.Program) -> None:
         self.result = CheckedProgram(program)
         self.error_members = self.result.error_members
@@ -267,112 +267,6 @@ class Checker(TableChecks):
                               decl.loc)
         self._return_type, self._in_function = saved
 
-    def _parser(self, decl: ast.ParserDecl) -> None:
-        scope = self._generic_scope(self.root, decl.type_params, decl).child("parser")
-        check_distinct(decl.type_params, decl.params, decl.constructor_params)
-        self._params(decl.params, scope)
-        self._params(decl.constructor_params, scope, allow_dir=False)
-        check_params(decl.params, "apply")
-        check_params(decl.constructor_params, "constructor")
-        for local in decl.locals:
-            self._local(local, scope)
-        names: set[str] = set()
-        for s in decl.states:
-            if s.name in ("accept", "reject"):
-                raise P4TypeError(f"state '{s.name}' is built in and cannot be redefined",
-                                  s.loc)
-            if s.name in names:
-                raise P4TypeError(f"parser {decl.name} declares state '{s.name}' twice", s.loc)
-            names.add(s.name)
-        if "start" not in names:
-            raise P4TypeError(f"parser {decl.name} has no 'start' state", decl.loc)
-        for s in decl.states:
-            scope.declare(s.name, s, s.loc)
-        self._in_parser = True
-        for s in decl.states:
-            inner = scope.child("state")
-            for stmt in s.body:
-                self._statement(stmt, inner)
-            self._transition(s.transition, inner, names)
-        self._in_parser = False
-
-    def _transition(self, tr: ast.Transition | None, scope: Scope, names: set[str]) -> None:
-        if tr is None:
-            return
-        valid = names | {"accept", "reject"}
-        if isinstance(tr, ast.DirectTransition):
-            if tr.state not in valid:
-                raise P4TypeError(f"transition to unknown state '{tr.state}'", tr.loc)
-            return
-        assert isinstance(tr, ast.SelectTransition)
-        key_types = [self.exprs.check(k, scope) for k in tr.keys]
-        for kt, k in zip(key_types, tr.keys, strict=True):
-            if isinstance(kt, IntT):
-                raise P4TypeError("select key needs a width; cast it", k.loc)
-        for case in tr.cases:
-            if case.state not in valid:
-                raise P4TypeError(f"transition to unknown state '{case.state}'", case.loc)
-            self._keyset(case.keyset, key_types, scope, "select")
-
-    def _keyset(self, keyset: ast.Expression, key_types: list[Type], scope: Scope,
-                what: str) -> None:
-        if isinstance(keyset, ast.DefaultExpr | ast.DontCareExpr):
-            keyset.type = TupleT(tuple(key_types))
-            return
-        if isinstance(keyset, ast.PathExpr) and isinstance(scope.lookup(keyset.name),
-                                                            ast.ValueSetDecl):
-            # A value set matches the whole key, a tuple of fields included.
-            self.exprs.check(keyset, scope)
-            return
-        elems = keyset.elems if isinstance(keyset, ast.ListExpr) else [keyset]
-        if isinstance(keyset, ast.ListExpr) and len(key_types) == 1 and len(elems) != 1:
-            elems = [keyset]
-        if len(elems) != len(key_types):
-            raise P4TypeError(f"{what} label has {len(elems)} elements, the key has "
-                              f"{len(key_types)}", keyset.loc)
-        for e, kt in zip(elems, key_types, strict=True):
-            if isinstance(e, ast.DefaultExpr | ast.DontCareExpr):
-                e.type = kt
-                continue
-            if isinstance(e, ast.PathExpr) and isinstance(scope.lookup(e.name), ast.ValueSetDecl):
-                self.exprs.check(e, scope)
-                continue
-            if isinstance(kt, EnumT) and kt.underlying is not None:
-                self._serenum_keyset(e, kt, scope)
-            else:
-                self.exprs.check(e, scope, kt)
-            parts = [e.value, e.mask] if isinstance(e, ast.MaskExpr) else (
-                [e.low, e.high] if isinstance(e, ast.RangeExpr) else [e])
-            for part in parts:
-                if isinstance(part, ast.DontCareExpr | ast.DefaultExpr):
-                    continue
-                try:
-                    evaluate(part)
-                except NotConstant:
-                    raise P4TypeError(f"{what} label must be a compile-time constant",
-                                      part.loc) from None
-        if isinstance(keyset, ast.ListExpr):
-            keyset.type = TupleT(tuple(key_types))
-
-    def _serenum_keyset(self, e: ast.Expression, kt: EnumT, scope: Scope) -> None:
-        """A keyset element of a serializable-enum key (spec 8.3: a serializable enum
-        converts to its underlying type): each part, the value and mask of `A &&& m` or
-        the bounds of `lo .. hi`, is a member of that enum or a value of the underlying
-        type, e.g. `E.A &&& 0xF0` as p4c accepts it."""
-        parts = [e.value, e.mask] if isinstance(e, ast.MaskExpr) else (
-            [e.low, e.high] if isinstance(e, ast.RangeExpr) else [e])
-        for part in parts:
-            if isinstance(part, ast.DontCareExpr):
-                part.type = kt
-                continue
-            t = self.exprs.check(part, scope, None)
-            if isinstance(t, EnumT):
-                if t != kt:
-                    raise P4TypeError(f"type mismatch: expected {kt}, got {t}", part.loc)
-            else:
-                self.exprs.coerce(part, kt.underlying)
-        e.type = kt
-
     def _control(self, decl: ast.ControlDecl) -> None:
         scope = self._generic_scope(self.root, decl.type_params, decl).child("control")
         check_distinct(decl.type_params, decl.params, decl.constructor_params)
@@ -433,156 +327,6 @@ class Checker(TableChecks):
         if isinstance(scope.lookup(decl.name), ast.Parameter):  # p4c: an error, not a warning
             raise P4TypeError(f"declaration of '{decl.name}' shadows a parameter", decl.loc)
         scope.declare(decl.name, decl, decl.loc)
-
-    # -- statements -----------------------------------------------------------------
-    def _block(self, block: ast.BlockStatement, scope: Scope) -> None:
-        for stmt in block.stmts:
-            self._statement(stmt, scope)
-
-    def _statement(self, stmt: Any, scope: Scope) -> None:
-        if isinstance(stmt, ast.BlockStatement):
-            self._block(stmt, scope.child())
-        elif isinstance(stmt, ast.AssignmentStatement):
-            lt = self.exprs.check(stmt.lhs, scope)
-            self.exprs.check_lvalue(stmt.lhs, "assign to")
-            self.exprs.check(stmt.rhs, scope, lt)
-        elif isinstance(stmt, ast.MethodCallStatement):
-            self.exprs.check(stmt.call, scope)
-            target = stmt.call.target
-            kind = target.kind if target else ""
-            if self._in_parser and kind in ("action", "table_apply"):
-                what = "action calls" if kind == "action" else "table applications"
-                raise P4TypeError(f"{what} are not allowed in a parser", stmt.loc)
-            if self._in_action and kind in ("table_apply", "apply"):
-                raise P4TypeError("apply cannot be called from actions", stmt.loc)
-            if kind == "extern_function" and target.name == "verify" and not self._in_parser:
-                raise P4TypeError("verify may only be invoked in parsers", stmt.loc)
-        elif isinstance(stmt, ast.IfStatement):
-            ct = self.exprs.check(stmt.cond, scope)
-            if not isinstance(ct, BoolT):
-                raise P4TypeError(f"condition must be bool, got {ct}", stmt.cond.loc)
-            self._statement(stmt.then, scope.child())
-            if stmt.else_ is not None:
-                self._statement(stmt.else_, scope.child())
-        elif isinstance(stmt, ast.SwitchStatement):
-            self._switch(stmt, scope)
-        elif isinstance(stmt, ast.ForStatement | ast.ForInStatement):
-            self._loop(stmt, scope)
-        elif isinstance(stmt, ast.BreakStatement | ast.ContinueStatement):
-            if not self._loop_depth:
-                word = "break" if isinstance(stmt, ast.BreakStatement) else "continue"
-                raise P4TypeError(f"{word} outside a loop", stmt.loc)
-        elif isinstance(stmt, ast.ReturnStatement):
-            self._return(stmt, scope)
-        elif isinstance(stmt, ast.ExitStatement):
-            if self._in_parser:
-                raise P4TypeError("exit is not allowed in a parser", stmt.loc)
-            if self._in_function:
-                raise P4TypeError("exit is not allowed in a function", stmt.loc)
-        elif isinstance(stmt, ast.EmptyStatement):
-            pass
-        elif isinstance(stmt, ast.VariableDecl):
-            self._variable(stmt, scope)
-        elif isinstance(stmt, ast.ConstDecl):
-            self._const(stmt, scope)
-        elif isinstance(stmt, ast.InstantiationDecl):
-            raise P4TypeError(f"instance '{stmt.name}' cannot be declared in an apply block "
-                              "or a parser state; declare it with the block's locals", stmt.loc)
-        else:
-            raise P4TypeError(f"{type(stmt).__name__} is not allowed here", stmt.loc)
-
-    def _loop(self, stmt: ast.ForStatement | ast.ForInStatement, scope: Scope) -> None:
-        if self._in_parser:
-            raise P4TypeError("loops are not allowed in a parser state", stmt.loc)
-        inner = scope.child("loop")
-        if isinstance(stmt, ast.ForStatement):
-            for item in stmt.init:
-                self._statement(item, inner)
-            if stmt.cond is not None:
-                ct = self.exprs.check(stmt.cond, inner)
-                if not isinstance(ct, BoolT):
-                    raise P4TypeError(f"loop condition must be bool, got {ct}", stmt.cond.loc)
-            for item in stmt.updates:
-                self._statement(item, inner)
-        else:
-            t = self.exprs.resolver.resolve(stmt.var.type_ref, inner)
-            it = stmt.iterable
-            if isinstance(it, ast.RangeExpr):
-                self.exprs.check(it, inner, t)
-            elif isinstance(it, ast.ListExpr):
-                for e in it.elems:
-                    self.exprs.check(e, inner, t)
-                it.type = TupleT(tuple(t for _ in it.elems))
-            else:
-                raise P4TypeError("a for-in loop iterates over 'lo .. hi' or a list "
-                                  "{a, b, ...}", it.loc)
-            inner.declare(stmt.var.name, stmt.var, stmt.var.loc)
-        self._loop_depth += 1
-        try:
-            self._statement(stmt.body, inner.child())
-        finally:
-            self._loop_depth -= 1
-
-    def _return(self, stmt: ast.ReturnStatement, scope: Scope) -> None:
-        if self._in_parser:
-            raise P4TypeError("return is not allowed in a parser", stmt.loc)
-        expected = self._return_type
-        if stmt.value is None:
-            if expected is not None and not isinstance(expected, VoidT):
-                raise P4TypeError(f"return needs a value of type {expected}", stmt.loc)
-            return
-        if expected is None or isinstance(expected, VoidT):
-            raise P4TypeError("return with a value outside a function", stmt.loc)
-        self.exprs.check(stmt.value, scope, expected)
-
-    def _switch(self, stmt: ast.SwitchStatement, scope: Scope) -> None:
-        self.exprs.switch_on_action_run = True
-        try:
-            t = self.exprs.check(stmt.expr, scope)
-        finally:
-            self.exprs.switch_on_action_run = False
-        seen: set[str] = set()
-        has_default = False
-        for i, case in enumerate(stmt.cases):
-            for label in case.labels:
-                if isinstance(label, ast.DefaultExpr):
-                    if has_default:
-                        raise P4TypeError("switch has two default labels", label.loc)
-                    has_default = True
-                    if i != len(stmt.cases) - 1:
-                        raise P4TypeError("default must be the last switch label", label.loc)
-                    continue
-                if isinstance(t, ActionRunT):
-                    if not isinstance(label, ast.PathExpr):
-                        raise P4TypeError("switch on action_run needs action names as labels",
-                                          label.loc)
-                    table: ast.TableDecl = t.decl
-                    names = [a.name for a in table.actions]
-                    if table.default_action is None:
-                        names.append("NoAction")  # p4c adds it as the default (see p4info_model)
-                    if label.name not in names:
-                        raise P4TypeError(f"'{label.name}' is not an action of table "
-                                          f"{table.name}", label.loc)
-                    label.decl = scope.lookup(label.name)
-                    label.type = t
-                    key = label.name
-                else:
-                    if not isinstance(t, BitT | EnumT | ErrorT):
-                        raise P4TypeError(f"cannot switch on a value of type {t}", stmt.expr.loc)
-                    self.exprs.check(label, scope, t)
-                    try:
-                        key = repr(evaluate(label))
-                    except NotConstant:
-                        raise P4TypeError("switch label must be a compile-time constant",
-                                          label.loc) from None
-                if key in seen:
-                    raise P4TypeError(f"duplicate switch label '{key}'", label.loc)
-                seen.add(key)
-            if case.body is not None:
-                self._block(case.body, scope.child())
-            elif i == len(stmt.cases) - 1:
-                raise P4TypeError("the last switch case needs a body", case.loc)
-
 
 def _package_blocks(expr: ast.Expression) -> list[Any]:
     """The blocks a package argument gives: itself, or for a package instance (TNA's
