@@ -10,10 +10,12 @@ every run is made once per session and shared by the tests that read it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -29,30 +31,56 @@ SIXTEEN_EVS = PRODUCTION / "topologies" / "eight-planes-16-evs.yaml"
 TRANSPORT = {"window": NIC_RX_WINDOW, "cc": "nscc", "rto_us": 300,
              "nscc": {"line_rate_gbps": 80, "base_rtt_us": 13}}
 FAIL_AT_US = 100.0
+PORT_BACK_AT_US = 250.0
+# A NIC port down settles within LINK_DETECT_US and the frames already on their way.
+SETTLED_US = 30.0
 BIN_US = 5.0
 # The cable under plane 0's active EV of qp-a in ACTIVE_BACKUP (its T0's port to
 # p0-t1-1: controller/plan/evs.py puts slot 0 there for this QP).
 LOSSY_CABLE = "p0-t0-0:3"
 
 
-def scenario(topology: Path, failures: tuple[dict, ...], nbytes: str) -> Scenario:
+def scenario(topology: Path, failures: tuple[dict, ...], nbytes: str,
+             both_ways: bool = False) -> Scenario:
+    workloads = [{"qp": "qp-a", "bytes": nbytes, "messages": 4}]
+    if both_ways:
+        workloads.append({**workloads[0], "reverse": True})
     return Scenario.model_validate({
         "name": "production", "topology": str(topology), "transport": TRANSPORT,
-        "workloads": [{"qp": "qp-a", "bytes": nbytes, "messages": 4}],
-        "failures": list(failures), "baseline": "none", "bin_us": BIN_US,
-        "path": str(PRODUCTION / "test.yaml")})
+        "workloads": workloads, "failures": list(failures), "baseline": "none",
+        "bin_us": BIN_US, "path": str(PRODUCTION / "test.yaml")})
+
+
+class Recorded(NamedTuple):
+    result: RunResult
+    drops: tuple[float, ...]  # when a lossy cable dropped a frame
+    nic_frames: tuple[tuple[float, str, int], ...]  # (time, NIC, port) of what NICs sent
+
+
+_CABLE = re.compile(r"(.+):(\d+)-(.+):(\d+)$")  # dev:port-dev:port
 
 
 @contextmanager
-def first_drops(times: list[float]) -> Iterator[None]:
-    """Record the virtual time of every frame a lossy cable drops."""
+def recording(drops: list[float], nic_frames: list[tuple[float, str, int]]
+              ) -> Iterator[None]:
+    """Record the virtual time of every frame a lossy cable drops, and of every frame
+    a NIC puts on a fabric cable (whether the cable delivers it or not)."""
     transmit = link.Channel.transmit
 
     def counting(self: link.Channel, frame: bytes) -> float:
-        before = self.cable.counters.dropped_loss
+        cable = self.cable
+        before = cable.counters.dropped_loss
         busy = transmit(self, frame)
-        if self.cable.counters.dropped_loss != before:
-            times.append(self.env.now)
+        if cable.counters.dropped_loss != before:
+            drops.append(self.env.now)
+        ends = _CABLE.match(cable.name)
+        far = getattr(getattr(self.receive, "__self__", None), "name", None)
+        if ends is not None and far is not None:
+            a, port_a, b, port_b = ends.groups()
+            sender, port = (b, port_b) if (a, int(port_a)) == (far, self.far_port) \
+                else (a, port_a)
+            if sender.startswith("nic"):
+                nic_frames.append((self.env.now, sender, int(port)))
         return busy
 
     link.Channel.transmit = counting  # type: ignore[method-assign]
@@ -64,12 +92,13 @@ def first_drops(times: list[float]) -> Iterator[None]:
 
 @cache
 def run(topology: Path, failures: tuple[tuple[tuple[str, object], ...], ...] = (),
-        nbytes: str = "4MiB") -> tuple[RunResult, tuple[float, ...]]:
+        nbytes: str = "4MiB", both_ways: bool = False) -> Recorded:
     drops: list[float] = []
-    with first_drops(drops):
-        result = run_scenario(
-            scenario(topology, tuple(dict(f) for f in failures), nbytes), "mrc")
-    return result, tuple(drops)
+    nic_frames: list[tuple[float, str, int]] = []
+    with recording(drops, nic_frames):
+        result = run_scenario(scenario(topology, tuple(dict(f) for f in failures), nbytes,
+                                       both_ways), "mrc")
+    return Recorded(result, tuple(drops), tuple(nic_frames))
 
 
 def failure(**fields: object) -> tuple[tuple[str, object], ...]:
@@ -110,9 +139,9 @@ def retirements(result: RunResult) -> list:
 
 @pytest.mark.parametrize("rate", [0.05, 0.2, 0.5])
 def test_a_lossy_ev_is_retired_within_50us_alone_and_the_rate_holds(rate: float) -> None:
-    reference, _ = run(ACTIVE_BACKUP)
-    result, drops = run(ACTIVE_BACKUP, (failure(action="loss", link=LOSSY_CABLE,
-                                                rate=rate),))
+    reference = run(ACTIVE_BACKUP).result
+    result, drops, _ = run(ACTIVE_BACKUP, (failure(action="loss", link=LOSSY_CABLE,
+                                                   rate=rate),))
     assert reference.intact and result.intact
     assert reference.metrics.ev_events == []  # no reordering taken for loss
     assert drops, "the lossy cable dropped nothing"
@@ -125,8 +154,8 @@ def test_a_lossy_ev_is_retired_within_50us_alone_and_the_rate_holds(rate: float)
 
 
 def test_a_t1_down_costs_no_long_stall_and_retires_only_its_plane() -> None:
-    reference, _ = run(SIXTEEN_EVS)
-    result, _ = run(SIXTEEN_EVS, (failure(action="switch-down", device="p0-t1-0"),))
+    reference = run(SIXTEEN_EVS).result
+    result = run(SIXTEEN_EVS, (failure(action="switch-down", device="p0-t1-0"),)).result
     assert reference.intact and result.intact
     assert reference.metrics.ev_events == []
     assert longest_stall_us(result, FAIL_AT_US) <= 50.0
@@ -137,16 +166,67 @@ def test_a_t1_down_costs_no_long_stall_and_retires_only_its_plane() -> None:
     assert goodput_after(result, settled) >= 0.85 * goodput_after(reference, settled)
 
 
-@pytest.mark.xfail(reason="plane failover is the NIC's and the controller's (issue 16 item "
-                   "6): until a NIC port down reaches them in the simulator, the host "
-                   "retires the plane's EVs one loss at a time while the controller tops "
-                   "its backups up again", strict=False)
-@pytest.mark.parametrize(("ports", "share"), [((1,), 0.8), ((1, 2, 3, 4), 0.4)])
-def test_a_nic_port_down_keeps_the_other_planes_share(ports: tuple[int, ...],
+def ports(action: str, nic_ports: tuple[int, ...], at_us: float = FAIL_AT_US
+          ) -> tuple[tuple[str, object], ...]:
+    """``nic0``'s ports ``nic_ports`` (port p + 1 is plane p) down or up at ``at_us``."""
+    return failure(action=action, at_us=at_us,
+                   links=tuple(f"nic0:{port}" for port in nic_ports))
+
+
+def sent_on(frames: tuple[tuple[float, str, int], ...], nic: str, port: int,
+            start_us: float, end_us: float = float("inf")) -> int:
+    """Frames ``nic`` put on its ``port``'s cable from ``start_us`` to ``end_us``."""
+    return sum(1 for t, name, p in frames if name == nic and p == port
+               and start_us <= t < end_us)
+
+
+@pytest.mark.parametrize(("nic_ports", "share"), [((1,), 0.8), ((1, 2, 3, 4), 0.4)])
+def test_a_nic_port_down_keeps_the_other_planes_share(nic_ports: tuple[int, ...],
                                                       share: float) -> None:
-    reference, _ = run(ACTIVE_BACKUP)
-    result, _ = run(ACTIVE_BACKUP, (failure(action="down", links=tuple(
-        f"nic0:{port}" for port in ports)),))
+    reference = run(ACTIVE_BACKUP).result
+    result = run(ACTIVE_BACKUP, (ports("down", nic_ports),)).result
     assert result.intact
     assert goodput_after(result, FAIL_AT_US + 50.0) >= share * goodput_after(
         reference, FAIL_AT_US + 50.0)
+    # Only the dead planes lose EVs (the packets on the wire before the NIC knew), and
+    # the controller tops up no backup on them.
+    down = {port - 1 for port in nic_ports}
+    assert all(ev_plane(e.old_ev) in down for e in retirements(result))
+    assert result.controller_events["top-up"] == 0
+
+
+def test_the_port_back_restores_its_planes_evs() -> None:
+    nic_ports = (1, 2)
+    result, _, frames = run(ACTIVE_BACKUP, (ports("down", nic_ports),
+                                            ports("up", nic_ports, PORT_BACK_AT_US)))
+    assert result.intact
+    retired = {(e.nic, e.old_ev) for e in retirements(result)}
+    assert retired, "nothing was lost before the NIC knew: the test shows no restore"
+    assert all(ev_plane(ev) in (0, 1) for _, ev in retired)
+    restored = {(e.nic, e.new_ev) for e in result.metrics.ev_events
+                if e.reason == EV_EVENT_RESTORED}
+    assert retired <= restored
+    for port in nic_ports:
+        # silent while down (its slots passed, nothing probed), busy once back
+        assert sent_on(frames, "nic0", port, FAIL_AT_US + SETTLED_US,
+                       PORT_BACK_AT_US) == 0
+        assert sent_on(frames, "nic0", port, PORT_BACK_AT_US + SETTLED_US) >= 50
+
+
+def test_two_ports_down_the_peer_is_told_and_sends_on_the_other_planes() -> None:
+    nic_ports = (3, 6)
+    reference = run(ACTIVE_BACKUP, both_ways=True).result
+    result, _, frames = run(ACTIVE_BACKUP, (ports("down", nic_ports),), both_ways=True)
+    assert result.intact
+    settled = FAIL_AT_US + SETTLED_US
+    for port in range(1, 9):
+        # The peer's data and SACKs toward nic0 leave the dead planes (told by the
+        # port-status update) and go on the others.
+        if port in nic_ports:
+            assert sent_on(frames, "nic1", port, settled) == 0
+        else:
+            assert sent_on(frames, "nic1", port, settled) >= 50
+    down = {port - 1 for port in nic_ports}
+    assert all(ev_plane(e.old_ev) in down for e in retirements(result))
+    assert result.controller_events["top-up"] == 0
+    assert goodput_after(result, settled) >= 0.65 * goodput_after(reference, settled)
