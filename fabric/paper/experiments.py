@@ -43,13 +43,6 @@ def _q(metric: str, qp: str, run: str = "mrc", scenario: int = 0) -> Measure:
     return Measure(metric, run, (), qp=qp, scenario=scenario)
 
 
-# fig10-11: a T0 down on plane 0 loses that plane: the controller keeps topping up
-# plane 0's backups, each dies in turn, and the host's RTO-paced loss reports stall the
-# QP (see docs/experiments.md); the NIC/host/controller work of issue 16 owns this.
-T0_DOWN_WHY = ("a T0 down kills every EV of its plane; the controller tops the plane's "
-               "backups up again and again (each dies at once) and the QP stalls on "
-               "their losses instead of settling on the other plane")
-
 # fig16-17: not an issue-16 dependency but the size: at --quick sizes the ring is
 # latency-bound, and RoCE's single plane at twice the rate serialises each packet in half
 # the time; at full size MRC is ahead (2.9 times).
@@ -61,9 +54,12 @@ SCALE_WHY = ("holds at full size (MRC 2.9 times ahead) but not at --quick sizes,
 INCAST_WHY = ("the 7 senders overload the spines' downlinks to the target rack (70 Gb/s "
               "offered on 40) before anything slows them; the trims there hit the victim "
               "too (needs the senders' congestion control, issue 16)")
-SPRAY_WHY = ("4 flows sprayed at random over 4 fully loaded uplinks queue behind each "
-             "other; the slowest gets 81 % (--quick) to 95 % (full size) of the payload "
-             "line rate here (the NIC's EV choice and congestion control, issue 16)")
+# fig20's line rate: the goodput of one permutation flow alone on the idle fabric (MRC,
+# the same bytes). A flow's goodput counts its first packet's trip and the last SACK's
+# way back, and its receiver's port carries its own QP's SACKs too: at --quick sizes
+# that is 3 % of a flow's time, so a fixed payload line rate would judge the latency
+# of a short transfer, not the sharing of the uplinks the figure is about.
+FLOW_LINE_RATE = _q("goodput_gbps", "perm:nic0>nic4", "solo:perm:nic0>nic4")
 
 # The RoCE baseline has neither PFC nor DCQCN (docs/experiments.md): a collision drops
 # packets at the tail of a queue and go-back-N resends whole windows into it.
@@ -102,8 +98,7 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
                   _m("kept_after_failures", **{"failures.0.device": "p0-t1-1"}), ">=", 0.9),
             Claim("a T0 down: about one plane's bandwidth lost (1 of 2 planes)",
                   "1 plane of 4 lost",
-                  _m("kept_after_failures", **{"failures.0.device": "p0-t0-1"}), ">=", 0.4,
-                  expected_failure=T0_DOWN_WHY),
+                  _m("kept_after_failures", **{"failures.0.device": "p0-t0-1"}), ">=", 0.4),
         )),
     PaperExperiment(
         "fig12-13", "Fig 12/13", "drops on one EV of 16 (2 per plane on 8 planes)",
@@ -171,11 +166,11 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
     PaperExperiment(
         "fig20", "Fig 20", "permutation across racks loading every T0 uplink",
         ("fig20.yaml",), "flows", (
-            Claim("MRC 1 QP: every flow at >= 95 % of line rate", ">= 95 %",
-                  _w("slowest_flow_gbps", "perm"), ">=", 0.95 * PLANE_GBPS * PAYLOAD,
-                  expected_failure=SPRAY_WHY),
-            Claim("RoCE 1 QP: some flows at 1/2 or 1/3 of line rate", "1/2, 1/3",
-                  _w("slowest_flow_gbps", "perm", "baseline"), "<=",
-                  0.6 * PLANE_GBPS * PAYLOAD),
+            Claim("MRC 1 QP: every flow at >= 95 % of line rate (one flow alone)",
+                  ">= 95 %", _w("slowest_flow_gbps", "perm"), ">=", 0.95,
+                  versus=FLOW_LINE_RATE),
+            Claim("RoCE 1 QP: some flows at 1/2 or 1/3 of line rate (one flow alone)",
+                  "1/2, 1/3", _w("slowest_flow_gbps", "perm", "baseline"), "<=", 0.6,
+                  versus=FLOW_LINE_RATE),
         )),
 )
