@@ -9,6 +9,7 @@ from typing import Any
 from . import ast
 from .constness import directionless_params, is_compile_time_known
 from .errors import P4TypeError
+from .inference import check_inferred, check_param_type, check_widths
 from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -230,16 +231,20 @@ class CallChecker:
                         type_params=set(type_params) | set(extra_type_params))
         call.target.decl = decl
         if decl.return_type is None:
-            return VoidT()
-        ret = self._param_type(decl.return_type, bindings, scope,
-                               set(type_params) | set(extra_type_params))
+            ret: Type = VoidT()
+        else:
+            ret = self._param_type(decl.return_type, bindings, scope,
+                                   set(type_params) | set(extra_type_params))
         if isinstance(ret, TypeVar):
             if ret.name in bindings:
-                return bindings[ret.name]
-            if expected is not None:
+                ret = bindings[ret.name]
+            elif expected is not None:
                 bindings[ret.name] = expected
-                return expected
-            raise P4TypeError(f"cannot infer type argument {ret.name} of {decl.name}", call.loc)
+                ret = expected
+            else:
+                raise P4TypeError(f"cannot infer type argument {ret.name} of {decl.name}",
+                                  call.loc)
+        check_widths(bindings, type_params, call.target.args, decl.name, call.loc)
         return ret
 
     def _param_type(self, ref: ast.TypeRef, bindings: dict[str, Type], scope: Scope,
@@ -285,9 +290,7 @@ class CallChecker:
                 continue
             pt = self._param_type(p.type_ref, bindings, scope, type_params or set())
             self._check_arg(a, pt, p, scope, bindings, name)
-            if kind != "constructor" and isinstance(getattr(a, "type", None), ParserT | ControlT):
-                # p4c: parsers and controls are passed only to constructors.
-                raise P4TypeError(f"{expr_text(a)}: argument cannot have type {a.type}", a.loc)
+            check_param_type(pt, a, p, kind)
             if not p.direction and kind != "action":
                 # p4c (TypeUnification::unifyCall): a directionless parameter of anything
                 # but an action takes a value fixed at compile time; an action's own
@@ -407,11 +410,14 @@ class CallChecker:
             raise P4TypeError(f"{t.decl.name}: an extern with abstract methods cannot be "
                               "instantiated by a constructor call; declare an instance with "
                               "an initializer", expr.loc)
-        self.check_constructor_args(t, expr.args, scope, expr)
+        t = self.check_constructor_args(t, expr.args, scope, expr)
+        expr.type_ref.resolved = t
         return t
 
     def check_constructor_args(self, t: Type, args: list[ast.Argument], scope: Scope,
-                               node: ast.Node) -> None:
+                               node: ast.Node) -> Type:
+        """Check a constructor call's arguments; returns the instance's type, its type
+        arguments inferred from the arguments when left out (`E(16w1)`)."""
         if isinstance(t, ExternT):
             decl = t.decl
             ctors = [m for m in decl.methods if m.return_type is None]
@@ -420,24 +426,27 @@ class CallChecker:
                 if args:
                     raise P4TypeError(f"extern {decl.name} has no constructor with arguments",
                                       node.loc)
-                return
+                return t
             ctor = self._pick_overload(ctors, fake, decl.name)
             bindings = dict(zip(decl.type_params, t.type_args, strict=False))
             self._bind_args(fake, ctor.params, scope, bindings, decl.name, kind="constructor",
                             type_params=set(decl.type_params))
-            return
+            if decl.type_params and not t.type_args:
+                inferred = check_inferred(bindings, decl.type_params, decl.name, node.loc)
+                return ExternT(t.name, decl, type_args=inferred)
+            return t
         if isinstance(t, ParserT | ControlT):
             params = getattr(t.decl, "constructor_params", [])
             fake = ast.MethodCallExpr(func=ast.PathExpr(name=t.name), args=args, loc=node.loc)
             self._bind_args(fake, params, scope, {}, t.name, kind="constructor")
-            return
+            return t
         if hasattr(t, "decl") and isinstance(t.decl, ast.PackageTypeDecl):
             decl = t.decl
             fake = ast.MethodCallExpr(func=ast.PathExpr(name=decl.name), args=args, loc=node.loc)
             bindings = dict(zip(decl.type_params, getattr(t, "type_args", ()), strict=False))
             self._bind_args(fake, decl.params, scope, bindings, decl.name, kind="constructor",
                             type_params=set(decl.type_params))
-            return
+            return t
         raise P4TypeError(f"cannot instantiate {t}", node.loc)
 
 

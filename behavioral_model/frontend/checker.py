@@ -218,7 +218,8 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
     def _instantiation(self, decl: ast.InstantiationDecl, scope: Scope) -> None:
         t = self.exprs.resolver.resolve(decl.type_ref, scope)
         check_instance_place(decl, t, scope.kind)
-        self.calls.check_constructor_args(t, decl.args, scope, decl)
+        t = self.calls.check_constructor_args(t, decl.args, scope, decl)
+        decl.type_ref.resolved = t
         if isinstance(t, ExternT) and len(t.type_args) < len(t.decl.type_params):
             # Missing trailing type arguments (e.g. a register's index type) default to bit<32>.
             missing = t.decl.type_params[len(t.type_args):]
