@@ -120,8 +120,9 @@ def _open(out: Expansion, spec: Any, group: str, src: str, dst: str) -> list[str
     for qp in names:
         if qp not in known:
             decl: dict[str, Any] = {"name": qp, "endpoints": [src, dst]}
-            if spec.evs_per_plane is not None:
-                decl["evs_per_plane"] = spec.evs_per_plane
+            for key in ("evs_per_plane", "sack_every"):
+                if getattr(spec, key) is not None:
+                    decl[key] = getattr(spec, key)
             out.qps.append(decl)
     return names
 

@@ -13,7 +13,8 @@
 
 Collectives, permutations and incasts open their own QPs between the NICs they name
 (``qps_per_peer`` per pair: RoCE's QPs per connection, each carrying an equal part of
-the data; ``evs_per_plane``: the EVs of each, default the topology's).
+the data; ``evs_per_plane``, ``sack_every``: the EVs of each and how many packets a
+SACK may coalesce, default the topology's).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class _Group(_Load):
     name: str = ""  # prefix of its QPs' names (default: w<index in the file>)
     qps_per_peer: int = Field(1, ge=1, le=64)
     evs_per_plane: int | None = Field(None, ge=1, le=128)
+    sack_every: int | None = Field(None, ge=1, le=255)  # default: the topology's
 
 
 class _Ranks(_Group):
