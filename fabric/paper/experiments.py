@@ -99,6 +99,8 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
             Claim("a T0 down: about one plane's bandwidth lost (1 of 2 planes)",
                   "1 plane of 4 lost",
                   _m("kept_after_failures", **{"failures.0.device": "p0-t0-1"}), ">=", 0.4),
+            Claim("... and no more than one plane's", "1 plane of 4 lost",
+                  _m("kept_after_failures", **{"failures.0.device": "p0-t0-1"}), "<=", 0.6),
         )),
     PaperExperiment(
         "fig12-13", "Fig 12/13", "drops on one EV of 16 (2 per plane on 8 planes)",
