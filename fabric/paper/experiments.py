@@ -50,15 +50,15 @@ SCALE_WHY = ("holds at full size (MRC 2.9 times ahead) but not at --quick sizes,
              "ring is latency-bound and RoCE's one plane at twice the rate sends each "
              "packet in half the time")
 
-# fig18-21: MRC runs NSCC (fig18-21.yaml); the victim keeps 90 % of its solo goodput at
-# full size, 71 % at --quick: its window is cut in the incast's first round trips (the
-# 7 initial windows queue at the spines' downlinks it shares) and regrows over a
-# transfer that is a quarter as long. The incast itself is slowed by host loss reports
-# with no packet lost (issue 16's loss detection under last-hop trims).
-INCAST_WHY = ("holds at full size (victim at 90 % of solo with NSCC) but not at --quick "
-              "(71 %): the incast's first windows queue at the spines' downlinks the "
-              "victim shares, its NSCC window is cut and regrows over a 4 times shorter "
-              "transfer")
+# fig18-21: MRC runs NSCC (fig18-21.yaml); the victim keeps 84 % of its solo goodput at
+# full size (48 % without NSCC), 71 % at --quick (28 %). The incast's first windows queue
+# at the spines' downlinks it shares; and under the last-hop trims the host's loss
+# detection reports losses where no packet was lost, so most incast QPs crawl on
+# restored EVs (issue 16's loss detection): measured, not yet resolved.
+INCAST_WHY = ("with NSCC the victim keeps 84 % of its solo goodput (full size; 71 % at "
+              "--quick): the incast's first windows queue at the spines' downlinks it "
+              "shares, and the host reports losses under last-hop trims where no packet "
+              "was lost (issue 16's loss detection)")
 
 # fig20's line rate: the goodput of one permutation flow alone on the idle fabric (MRC,
 # the same bytes). A flow's goodput counts its first packet's trip and the last SACK's
