@@ -25,6 +25,8 @@ class Annotation(Node):
     name: str
     args: list[Expression] = field(default_factory=list)
     body: str | None = None
+    # `@name[...]`: its elements, each (key or None, value); `body` keeps the text.
+    structured: list[tuple[str | None, Expression]] | None = None
 
 
 @dataclass(eq=False, kw_only=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast
+from .annotcheck import check_structured_names
 from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
 from .declcheck import (
@@ -108,6 +109,7 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
         for decl in self.result.program.decls:
             self.declare_top(decl)
         self.calls.check_deferred_known()
+        check_structured_names(iter_nodes(self.result.program.decls), self.root)
         self._check_main()
         if self.result.main is not None and self.exprs.runtime_divisions:
             raise self.exprs.runtime_divisions[0]

@@ -52,7 +52,7 @@ def _parser() -> Lark:
         _GRAMMAR.read_text(),
         parser="lalr",
         lexer=_TokenListLexer,
-        start=["program", "annotation_args"],
+        start=["program", "annotation_args", "annotation_kv"],
         transformer=P4Transformer(),
         maybe_placeholders=True,
         cache=True,
@@ -116,12 +116,13 @@ def _parse_tokens(tokens: list[Token], start: str, locate: Locate) -> Any:
         LOCATE.reset(loc_token)
 
 
-def _parse_annotation_body(tokens: list[Token]) -> list[ast.Expression] | None:
-    """The body of `@name(...)` as expressions, or None if it is not an expression list."""
+def _parse_annotation_body(tokens: list[Token], start: str = "annotation_args") -> Any:
+    """The body of `@name(...)` or `@name[...]` as expressions (`start` "annotation_args")
+    or key-value pairs ("annotation_kv"), or None if it is not one."""
     if any(t.type == "BAD" for t in tokens):
         return None
     try:
-        return _parser().parse(tokens, start="annotation_args")
+        return _parser().parse(tokens, start=start)
     except (LarkError, P4Error):
         return None
 

@@ -33,8 +33,9 @@ Locate = Callable[[int, int], SourceLocation]
 #: Maps (line, col) of the text being parsed to a source location.
 LOCATE: ContextVar[Locate] = ContextVar("p4_locate")
 
-#: Parses the tokens of an annotation body as an expression list (set by parser.py).
-ANNOTATION_PARSER: ContextVar[Callable[[list[Token]], list[ast.Expression]]] = ContextVar(
+#: Parses the tokens of an annotation body as an expression list, or with start
+#: "annotation_kv" as key-value pairs; None if it is not one (set by parser.py).
+ANNOTATION_PARSER: ContextVar[Callable[..., Any]] = ContextVar(
     "p4_annotation_parser"
 )
 

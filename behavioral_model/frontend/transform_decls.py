@@ -8,6 +8,7 @@ from typing import Any
 from lark import Token, Transformer, v_args
 
 from . import ast
+from .annotcheck import check_annotation
 from .errors import P4TypeError, SourceLocation
 from .lexer import AnnotationToken
 from .transform_base import ANNOTATION_PARSER, first_loc, join_anns, loc_of, present
@@ -53,11 +54,20 @@ class DeclarationRules(Transformer):
             seen.add(str(tok))
             args: list[ast.Expression] = []
             body = tok.body
+            parse = ANNOTATION_PARSER.get()
+            elements = None
             if tok.kind == "(":
-                parsed = ANNOTATION_PARSER.get()(tok.body_tokens)
+                parsed = parse(tok.body_tokens)
                 if parsed is not None:
                     args, body = parsed, None
-            out.append(ast.Annotation(name=str(tok), args=args, body=body, loc=loc_of(tok)))
+            elif tok.kind == "[":
+                exprs = parse(tok.body_tokens)
+                elements = ([(None, e) for e in exprs] if exprs is not None
+                            else parse(tok.body_tokens, "annotation_kv"))
+            ann = ast.Annotation(name=str(tok), args=args, body=body, structured=elements,
+                                 loc=loc_of(tok))
+            check_annotation(ann, tok.kind, tok.body_tokens or [], parse)
+            out.append(ann)
         return out
 
     def non_type_name(self, tok: Token) -> Token:

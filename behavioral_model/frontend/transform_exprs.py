@@ -145,6 +145,10 @@ class ExpressionRules(Transformer):
     def annotation_args(self, exprs: list[ast.Expression] | None) -> list[ast.Expression]:
         return exprs or []
 
+    def annotation_kv(self, pairs: list[tuple[str, ast.Expression]]
+                      ) -> list[tuple[str, ast.Expression]]:
+        return pairs
+
     def kv_list(self, *pairs: tuple[str, ast.Expression]) -> list[tuple[str, ast.Expression]]:
         return list(pairs)
 
