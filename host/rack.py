@@ -19,9 +19,14 @@ window is ``reorder_window`` of the smallest round trip, plus ``reorder_allowanc
 (the jitter of busy processes, not proportional to anything), plus the spread of the
 recent round trips (the largest of the last ``RTT_HISTORY`` smallest round trips
 minus the smallest: how much one path's delay can exceed another's). It widens by as much
-again each time a retransmission turns out to have been spurious (its SACK came
-back faster than any round trip: it answered the earlier transmission), up to
-``max_reorder_steps`` times; RFC 8985 section 6.2 does the same with DSACKs.
+again each time a retransmission turns out to have been spurious, up to
+``max_reorder_steps`` times; RFC 8985 section 6.2 does the same with DSACKs. The
+receiver's duplicate SACK is our DSACK: the NIC answers every copy of a PSN it
+already has at once, with that PSN as the SACK's trigger, so a SACK triggered by a
+retransmitted PSN that was already acknowledged shows two copies arrived [ours]. A
+retransmission acknowledged faster than the smallest round trip is no such proof (the
+retransmission may simply have met emptier queues, e.g. after a failure stopped
+the traffic): its time is only no round-trip sample.
 
 A transmission that a later one overtook but no SACK has shown missing (its word is
 not reported, or no SACK came since: the tail) is asked about: at its deadline (its
@@ -90,11 +95,7 @@ class Rack:
         rtt = now - sent.sent_at
         retransmitted = sent.tx_seq != sent.first_tx_seq
         if retransmitted and (self.min_rtt is None or rtt < self.min_rtt):
-            if self.min_rtt is not None:
-                # Faster than any round trip: the earlier transmission arrived.
-                self.spurious += 1
-                self.steps = min(self.steps + 1, self.max_reorder_steps)
-            return None
+            return None  # faster than any round trip: it may answer an earlier copy
         if sent.tx_seq > self.tx_seq:
             self.tx_seq = sent.tx_seq
         if not trigger:
@@ -109,6 +110,12 @@ class Rack:
         while recent[0][0] < horizon:
             recent.popleft()
         return rtt
+
+    def on_spurious(self) -> None:
+        """A retransmission turned out to be spurious (its PSN arrived twice): widen
+        the reordering window by one more step."""
+        self.spurious += 1
+        self.steps = min(self.steps + 1, self.max_reorder_steps)
 
     def lost(self, sent: Transmission, evidence: float) -> bool:
         """Is ``sent``, shown missing by a SACK of evidence time ``evidence``, lost?"""

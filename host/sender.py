@@ -105,6 +105,9 @@ class QpSender:
         self._rack = Rack(config.reorder_window, config.reorder_allowance,
                           config.max_reorder_steps)
         self._acked_count = 0  # transmissions acknowledged, over the QP's life
+        # Retransmitted PSNs already acknowledged: a SACK one of them triggers again
+        # is the receiver's answer to a second copy (rack.py: our DSACK)
+        self._resent_acked: set[int] = set()
         self._gap_deadline: float | None = None  # when to ask about a candidate (probe)
         self._probe_at: float | None = None  # the outstanding state probe's send time
         self._last_probe_at: float | None = None  # the latest state probe's
@@ -298,6 +301,7 @@ class QpSender:
                 acked.append(sent)
         if acked:
             self._timeouts = 0  # progress ends the backoff
+        self._note_duplicates(sack, acked, window_moved)
         evidence = self._on_acked(sack, acked, done)
         if sack.pr == SACK_PR_PROBE:
             if self._probe_at is not None:
@@ -313,6 +317,21 @@ class QpSender:
         self._pump()
         for handle in done:  # last: a callback may write again
             handle._finish(None)
+
+    def _note_duplicates(self, sack: SackPacket, acked: list[_InFlight],
+                         window_moved: bool) -> None:
+        """Find spurious retransmissions (rack.py): a data SACK triggered by a
+        retransmitted PSN that an earlier SACK acknowledged answers a second copy."""
+        resent = self._resent_acked
+        if resent:
+            trigger = unwrap_psn(sack.psn, self._cum)
+            if sack.pr != SACK_PR_PROBE and trigger in resent:
+                resent.discard(trigger)
+                self._rack.on_spurious()
+            if window_moved:  # a copy more than a window late no longer counts
+                oldest = self._cum - self.config.window
+                self._resent_acked = resent = {psn for psn in resent if psn > oldest}
+        resent.update(sent.psn for sent in acked if sent.tx_seq != sent.first_tx_seq)
 
     def _on_acked(self, sack: SackPacket, acked: list[_InFlight],
                   done: list[WriteHandle]) -> float | None:

@@ -22,7 +22,7 @@ class QpStats:
     retransmits_timeout: int = 0
     retransmits_gap: int = 0
     retransmits_deferred: int = 0
-    spurious_retransmits: int = 0  # acknowledged faster than a round trip (rack.py)
+    spurious_retransmits: int = 0  # their PSN arrived twice (rack.py)
     timeouts: int = 0
     loss_reports: int = 0
     probes_sent: int = 0

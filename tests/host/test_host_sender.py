@@ -319,9 +319,34 @@ def test_a_spurious_retransmission_widens_the_reordering_window() -> None:
     side.clock.set(0.024)  # 1 ms after the retransmission: the first copy arrived
     side.sack(cumulative=2, psn=1)
     sender = side.endpoint.sender(QP)
+    assert side.endpoint.qp_stats(QP).spurious_retransmits == 0  # not known yet
+    assert sender.rack.min_rtt == pytest.approx(0.010)  # no sample from it
+    side.clock.set(0.030)  # the retransmission arrives too: the NIC's duplicate SACK
+    side.sack(cumulative=2, psn=1)
     assert side.endpoint.qp_stats(QP).spurious_retransmits == 1
     assert sender.rack.reorder == pytest.approx(2 * 0.0025)
-    assert sender.rack.min_rtt == pytest.approx(0.010)  # no sample from it
+    side.sack(cumulative=2, psn=1)  # the same copy's SACK again counts once
+    assert side.endpoint.qp_stats(QP).spurious_retransmits == 1
+
+
+def test_a_retransmission_acknowledged_fast_without_a_duplicate_is_not_spurious() -> None:
+    """Queues drain after a failure: the retransmission may come back faster than
+    the smallest round trip seen under load, yet the first copy was lost."""
+    side = rack_side()
+    send_at(side, 0.010)  # PSN 1: lost
+    send_at(side, 0.013)
+    side.clock.set(0.023)
+    side.sack(cumulative=0, bitmap=0b10)
+    assert [p.psn for p in side.posted()] == [1, 1]
+    side.clock.set(0.024)  # 1 ms after the retransmission, its own SACK
+    side.sack(cumulative=2, psn=1)
+    side.clock.set(0.030)
+    send_at(side, 0.030)  # PSN 3, acknowledged normally: no copy of 1 ever again
+    side.clock.set(0.040)
+    side.sack(cumulative=3, psn=3)
+    sender = side.endpoint.sender(QP)
+    assert side.endpoint.qp_stats(QP).spurious_retransmits == 0
+    assert sender.rack.reorder == pytest.approx(0.0025)
 
 
 def test_a_psn_the_sack_does_not_cover_is_not_declared_lost() -> None:
