@@ -27,9 +27,13 @@ $(STAMP): requirements.txt pyproject.toml | $(BIN)/python
 lint: setup
 	$(BIN)/ruff check .
 
+# The suite runs on TEST_WORKERS pytest-xdist workers (tests/conftest.py groups it by file);
+# TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
+
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 # Main job: parse and type-check every P4 program with our frontend, then run the
 # fabric demo (fabric/, docs/fabric.md): the default scenarios on the small

@@ -81,7 +81,7 @@ def nothing_left(workdir: Path) -> None:
 def test_spray_on_veths(workdir: Path) -> None:
     needs_veth()
     path = scenario_file(workdir, "spray",
-                         "workloads:\n  - {qp: qp-a, bytes: 64KiB, messages: 2}\n")
+                         "workloads:\n  - {qp: qp-a, bytes: 256KiB, messages: 2}\n")
     scenario = load_scenario(path)
     setup = fabric_setup(scenario.topology_path(), workdir, "veth")
     report = procs_outcome(run_procs_scenario(scenario, setup, workdir), "veth", "bm")
