@@ -33,7 +33,7 @@ TEST_WORKERS ?= 2
 
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 # Main job: parse and type-check every P4 program with our frontend, then run the
 # fabric demo (fabric/, docs/fabric.md): the default scenarios on the small
