@@ -78,7 +78,8 @@ LOSSY_ROCE_WHY = ("RoCE here has no PFC and no DCQCN (not modelled): colliding Q
 SUCCESSIVE_FAILURES_WHY = ("each cable failure costs the flows through it a few timeouts "
                            "(a SACK reports one 64-PSN word of the 1,024-PSN window, so "
                            "later holes are found one word at a time; issue 16): 35 % "
-                           "kept where half the uplinks are left")
+                           "kept at --quick where half the uplinks are left (47 % at full "
+                           "size, where it holds)")
 
 LINE = 2 * PLANE_GBPS * PAYLOAD  # 2 planes of payload: a NIC's line rate in goodput
 
