@@ -221,7 +221,7 @@ class CallChecker:
                       extra_type_params: tuple[str, ...] = ()) -> Type:
         type_params = list(decl.type_params)
         if call.type_args:
-            if len(call.type_args) > len(type_params):
+            if len(call.type_args) != len(type_params):
                 raise P4TypeError(
                     f"{decl.name} takes {len(type_params)} type arguments, "
                     f"got {len(call.type_args)}", call.loc)
@@ -290,7 +290,8 @@ class CallChecker:
                 continue
             pt = self._param_type(p.type_ref, bindings, scope, type_params or set())
             self._check_arg(a, pt, p, scope, bindings, name)
-            check_param_type(pt, a, p, kind)
+            check_param_type(bindings.get(pt.name, pt) if isinstance(pt, TypeVar) else pt,
+                             a, p, kind)
             if not p.direction and kind != "action":
                 # p4c (TypeUnification::unifyCall): a directionless parameter of anything
                 # but an action takes a value fixed at compile time; an action's own
@@ -426,6 +427,8 @@ class CallChecker:
                 if args:
                     raise P4TypeError(f"extern {decl.name} has no constructor with arguments",
                                       node.loc)
+                if decl.type_params and not t.type_args:
+                    check_inferred({}, decl.type_params, decl.name, node.loc)
                 return t
             ctor = self._pick_overload(ctors, fake, decl.name)
             bindings = dict(zip(decl.type_params, t.type_args, strict=False))

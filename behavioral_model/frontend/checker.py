@@ -15,12 +15,14 @@ from . import ast
 from .annotcheck import check_structured_names
 from .callcheck import CallChecker
 from .consteval import NotConstant, evaluate
+from .constness import is_compile_time_known
 from .declcheck import (
     always_returns,
     check_distinct,
     check_extern_methods,
     check_instance_place,
     check_params,
+    check_return_type,
     check_type_decl,
     check_variable_type,
 )
@@ -29,6 +31,7 @@ from .exprcheck import ExprChecker, MatchKindMember
 from .initializers import check_initializer
 from .naming import constructor_arguments, iter_nodes
 from .parsercheck import ParserChecks
+from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .stmtcheck import StatementChecks
 from .tablecheck import TableChecks
@@ -111,8 +114,8 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
         self.calls.check_deferred_known()
         check_structured_names(iter_nodes(self.result.program.decls), self.root)
         self._check_main()
-        if self.result.main is not None and self.exprs.runtime_divisions:
-            raise self.exprs.runtime_divisions[0]
+        if self.result.main is not None and self.exprs.midend_errors:
+            raise self.exprs.midend_errors[0]
         return self.result
 
     def declare_top(self, decl: ast.Node) -> None:
@@ -177,6 +180,7 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
                 self.exprs.resolver.resolve(p.type_ref, inner)
             if getattr(m, "return_type", None) is not None:
                 self.exprs.resolver.resolve(m.return_type, inner)
+                check_return_type(m.return_type, inner)
             check_distinct(getattr(m, "type_params", []), m.params)
             check_params(m.params, kind)
         if isinstance(decl, ast.ExternDecl):
@@ -237,6 +241,9 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
                 raise P4TypeError(f"parameter '{p.name}' cannot have a direction", p.loc)
             if p.default is not None:
                 self.exprs.check(p.default, scope, p.type_ref.resolved)
+                if not is_compile_time_known(p.default):
+                    raise P4TypeError(f"{expr_text(p.default)}: a default value must be a "
+                                      "compile-time constant", p.default.loc)
             scope.declare(p.name, p, p.loc)
 
     def _action(self, decl: ast.ActionDecl, scope: Scope) -> None:
@@ -259,6 +266,7 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
     def _function(self, decl: ast.FunctionDecl, scope: Scope) -> None:
         inner = self._generic_scope(scope, decl.type_params, decl).child("function")
         ret = self.exprs.resolver.resolve(decl.return_type, inner)
+        check_return_type(decl.return_type, inner)
         check_distinct(decl.type_params, decl.params)
         self._params(decl.params, inner)
         check_params(decl.params, "function")

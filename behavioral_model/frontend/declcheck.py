@@ -135,11 +135,27 @@ def always_returns(stmt: ast.Statement) -> bool:
     return False
 
 
+def check_return_type(ref: ast.TypeRef | None, scope: Scope) -> None:
+    """A return type names no generic struct or header without its type arguments (p4c:
+    "no type parameters supplied for return generic type")."""
+    decl = scope.lookup(ref.name) if isinstance(ref, ast.NamedTypeRef) else None
+    if isinstance(decl, ast.StructDecl | ast.HeaderDecl | ast.HeaderUnionDecl) and \
+            decl.type_params:
+        raise P4TypeError(f"{ref.name}: no type parameters supplied for return generic type",
+                          ref.loc)
+
+
 def check_extern_methods(decl: ast.ExternDecl) -> None:
     """Overloads differ in their parameter names (a call may name its arguments);
-    methods return no `int`."""
+    methods return no `int`; a constructor (no return type) has the extern's name and a
+    method has a return type."""
     seen: set[tuple[str, tuple[str, ...]]] = set()
     for m in decl.methods:
+        if m.return_type is None and m.name != decl.name:
+            raise P4TypeError(f"{m.name}: invalid type; method has no return type", m.loc)
+        if m.return_type is not None and m.name == decl.name:
+            raise P4TypeError(f"{m.name}: invalid constructor; cannot have a return type",
+                              m.loc)
         key = (m.name, tuple(p.name for p in m.params))
         if key in seen:
             raise P4TypeError(f"duplicate declaration of {m.name} in extern {decl.name}",

@@ -8,6 +8,7 @@ from typing import Any
 from . import ast
 from .consteval import NotConstant, evaluate, overflow_warning
 from .errors import P4TypeError
+from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .typeresolve import TypeResolver
 from .types import (
@@ -34,6 +35,7 @@ from .types import (
     Type,
     TypeVar,
     ValueSetT,
+    VoidT,
 )
 
 ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|"}
@@ -49,9 +51,11 @@ class ExprChecker:
         self.program = program
         self.resolver = TypeResolver(self.check)
         self.calls: Any = None  # a callcheck.CallChecker, set by the checker
-        # Divisions p4c's mid end cannot lower (see _division); reported only for a
-        # program with a main, as p4c's mid end sees no code of a program without one.
-        self.runtime_divisions: list[P4TypeError] = []
+        # What p4c's mid end rejects (divisions it cannot lower, see _division; a switch
+        # in an action or without match_kind exact; a parser given to a control):
+        # reported only for a program with a main, as p4c's mid end sees no code of a
+        # program without one.
+        self.midend_errors: list[P4TypeError] = []
         self.switch_on_action_run = False  # set while a switch statement's expression is checked
 
     # -- entry points ---------------------------------------------------------------
@@ -65,6 +69,10 @@ class ExprChecker:
     def coerce(self, expr: ast.Expression, target: Type, what: str = "") -> None:
         """Apply P4's implicit conversions of `expr` to `target`, or raise a type error."""
         src = expr.type
+        if isinstance(target, TypeVar) and isinstance(src, IntT):
+            # p4c: `H h = 0;` gives a type variable no width.
+            raise P4TypeError(f"{expr_text(expr)}: could not infer a width for type {target}",
+                              expr.loc)
         if src == target or isinstance(target, TypeVar | DontCareT):
             return
         if isinstance(expr, ast.DontCareExpr):
@@ -434,7 +442,7 @@ class ExprChecker:
                 self._unify_numeric(expr)
             elif lt != rt:
                 raise P4TypeError(f"cannot compare {lt} with {rt}", expr.loc)
-            if isinstance(lt, ApplyResultT | ExternT | TableT | TypeVar):
+            if isinstance(lt, ApplyResultT | ExternT | TableT | TypeVar | VoidT):
                 raise P4TypeError(f"values of type {lt} cannot be compared", expr.loc)
             return BoolT()
         if not isinstance(lt, BitT | IntT) or not isinstance(rt, BitT | IntT):
@@ -484,7 +492,7 @@ class ExprChecker:
         if right == 0:
             raise P4TypeError(f"{what} by zero", expr.loc)
         if left is None and (right is None or right & (right - 1)):
-            self.runtime_divisions.append(P4TypeError(
+            self.midend_errors.append(P4TypeError(
                 f"{what} by a value that is not a known power of two could not be evaluated "
                 "at compilation time", expr.loc))
 
@@ -570,7 +578,13 @@ def cast_allowed(src: Type, dst: Type) -> bool:
     if isinstance(src, NewT):
         return src.base == dst or cast_allowed(src.base, dst)
     if isinstance(dst, NewT):
-        return src == dst.base or cast_allowed(src, dst.base)
+        # Spec 8.11: a `type` converts from its base type only (an untyped literal too).
+        # `type N32 NN32;` converts from N32 and from what N32 converts from.
+        return src == dst.base or (not isinstance(src, BitT) or isinstance(dst.base, NewT)) \
+            and cast_allowed(src, dst.base)
+    if isinstance(src, BitT) and isinstance(dst, BitT):
+        # Spec 8.11.1: the width or the signedness changes, not both at once.
+        return src.signed == dst.signed or src.width == dst.width
     if isinstance(src, BitT | IntT) and isinstance(dst, BitT | IntT):
         return True
     if isinstance(src, BoolT) and isinstance(dst, BitT) and dst.width == 1 and not dst.signed:

@@ -21,6 +21,7 @@ from .types import (
     IntT,
     PackageT,
     ParserT,
+    StringT,
     TableT,
     TupleT,
     Type,
@@ -70,6 +71,9 @@ def check_param_type(pt: Type, arg: ast.Expression, param: ast.Parameter, kind: 
     """A parameter's type after substitution: not `_` (an extern instance `E<_>` leaves
     its methods' `T` parameters without a type), and only a constructor takes a parser,
     control or package; nothing takes a table or an action."""
+    if isinstance(pt, StringT) and param.direction:
+        raise P4TypeError(f"{expr_text(arg)}: a parameter with type string cannot have a "
+                          f"direction ('{param.name}' is {param.direction})", arg.loc)
     if isinstance(pt, DontCareT):
         raise P4TypeError(f"{expr_text(arg)}: could not infer a type for parameter "
                           f"'{param.name}' (its type is don't care '_')", arg.loc)

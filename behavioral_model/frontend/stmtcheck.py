@@ -17,6 +17,7 @@ class StatementChecks:
     """The statement part of the checker (frontend.checker.Checker mixes it in)."""
 
     exprs: Any
+    result: Any
     _return_type: Type | None
     _in_action: bool
     _in_parser: bool
@@ -46,6 +47,11 @@ class StatementChecks:
                 raise P4TypeError(f"{what} are not allowed in a parser", stmt.loc)
             if self._in_action and kind in ("table_apply", "apply"):
                 raise P4TypeError("apply cannot be called from actions", stmt.loc)
+            if kind == "apply" and isinstance(target.decl, ast.ParserDecl | ast.ParserTypeDecl) \
+                    and not self._in_parser:
+                # p4c's mid end inlines the parser into the control, which it cannot.
+                self.exprs.midend_errors.append(P4TypeError(
+                    f"{target.name}: instantiation of parser in control", stmt.loc))
             if kind == "extern_function" and target.name == "verify" and not self._in_parser:
                 raise P4TypeError("verify may only be invoked in parsers", stmt.loc)
         elif isinstance(stmt, ast.IfStatement):
@@ -127,11 +133,23 @@ class StatementChecks:
         self.exprs.check(stmt.value, scope, expected)
 
     def _switch(self, stmt: ast.SwitchStatement, scope: Scope) -> None:
+        if self._in_action:
+            # p4c: its mid end cannot lower a switch inside an action.
+            self.exprs.midend_errors.append(P4TypeError(
+                "switch statements are not supported in actions", stmt.loc))
         self.exprs.switch_on_action_run = True
         try:
             t = self.exprs.check(stmt.expr, scope)
         finally:
             self.exprs.switch_on_action_run = False
+        own_body = any(case.body is not None and not any(
+            isinstance(label, ast.DefaultExpr) for label in case.labels) for case in stmt.cases)
+        if not isinstance(t, ActionRunT) and own_body and "exact" not in self.result.match_kinds:
+            # p4c implements a switch on a value as a table matching it exactly (a switch
+            # whose labels all fall through to the default is no table).
+            self.exprs.midend_errors.append(P4TypeError(
+                "a switch on a value needs match_kind 'exact' (declared in core.p4): "
+                "include <core.p4>", stmt.loc))
         seen: set[str] = set()
         has_default = False
         for i, case in enumerate(stmt.cases):

@@ -112,8 +112,10 @@ class TypeResolver:
         if isinstance(ref, ast.TupleTypeRef):
             elems = tuple(self.resolve(e, scope) for e in ref.elems)
             for e, et in zip(ref.elems, elems, strict=True):
-                if isinstance(et, ExternT | ParserT | ControlT | PackageT):
-                    # p4c: a tuple holds data, not instances (its TypeInference).
+                if isinstance(et, ExternT | ParserT | ControlT | PackageT | StringT | DontCareT
+                              | VoidT):
+                    # p4c: a tuple holds data, not instances (its TypeInference), and
+                    # its fields have types (no string, `_` or void).
                     raise P4TypeError(f"{et}: not supported as a tuple field", e.loc)
             return TupleT(elems)
         if isinstance(ref, ast.StackTypeRef):
@@ -127,6 +129,12 @@ class TypeResolver:
         if isinstance(ref, ast.NamedTypeRef):
             return self.named(ref.name, scope.root() if ref.dot_prefix else scope, ref)
         if isinstance(ref, ast.SpecializedTypeRef):
+            for a in ref.args:
+                arg_decl = scope.lookup(a.name) if isinstance(a, ast.NamedTypeRef) else None
+                if isinstance(arg_decl, ast.StructDecl | ast.HeaderDecl | ast.HeaderUnionDecl) \
+                        and arg_decl.type_params:
+                    # p4c: a type argument is a type, not a generic type left unspecialised.
+                    raise P4TypeError(f"{a.name}: generic type needs type arguments", a.loc)
             args = tuple(self.resolve(a, scope) for a in ref.args)
             base_decl = self._lookup_type_decl(ref.base.name, scope, ref)
             ref.base.resolved = None
@@ -245,6 +253,11 @@ class TypeResolver:
             if len(args) != len(decl.type_params):
                 raise P4TypeError(f"{decl.name} takes {len(decl.type_params)} type arguments",
                                   ref.loc)
+            for a in args:
+                if isinstance(a, ParserT | ControlT | PackageT | ExternT):
+                    # p4c: the fields of a struct or header hold data (spec 7.2.5).
+                    raise P4TypeError(f"{decl.name}<{a}>: {a} cannot be a type argument of "
+                                      f"{decl.name}", ref.loc)
             # A generic struct specialised: a fresh type with substituted fields.
             cls = {ast.HeaderDecl: HeaderT, ast.StructDecl: StructT,
                    ast.HeaderUnionDecl: HeaderUnionT}[type(decl)]
