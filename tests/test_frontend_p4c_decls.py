@@ -1,7 +1,7 @@
 """More rules of p4c's front end that bm's `check` applies (found by
 scripts/compare_p4test.py on p4c's p4_16_errors): extern constructors and methods, type
-arguments, tuple fields, return types, casts, switch statements, default values,
-comparisons and parsers applied in controls.
+arguments, tuple fields, return types, casts, key-value initializers, switch statements,
+default values, comparisons and parsers applied in controls.
 Each rejected program below is rejected by p4test 1.2.5 too; each accepted one is
 accepted by it."""
 
@@ -52,6 +52,12 @@ REJECTED = [
     ("bit<4> h(in bit<4> x) { return x; }\n"
      "bit<4> f(in bit<4> a = h(1), in bit<4> b) { return b; }",
      "compile-time constant", "default-not-constant"),
+    ("header H { bit<8> a; }\ncontrol c() { apply { H h = { b = 1 }; } }",
+     "do not match the fields", "initializer-unknown-field"),
+    ("header H { varbit<32> f; }\nvoid f(out H h) { h = { f = 10 }; }", "type mismatch",
+     "initializer-field-type"),
+    ("control c() { apply { bool b = { a = 1, b = 2 } == { a = 1, b = 2 }; } }",
+     "cannot compare two key-value initializers", "compare-initializers"),
     ("control c<H>() { apply { H h = 0; } }", "could not infer a width", "int-for-type-variable"),
     ("one_t f(in two_t a) { return (one_t)a; }", "cannot cast", "cast-to-newtype-other-width"),
     ("control c() { apply { bit<4> a = 1; int<2> b = (int<2>)a; } }", "cannot cast",
@@ -71,6 +77,7 @@ def test_rule_rejects(text: str, message: str) -> None:
 
 
 ACCEPTED = [
+    ("control c() { apply { bool b = { 1, 2 } == { 1, 2 }; } }", "compare-lists"),
     ("parser P(); parser Q() { state start { transition accept; } }\n"
      "control C(); package S(C c);\ncontrol D()(P p) { apply {} }\nS(D(Q())) main;",
      "parser-given-to-control-not-applied"),
@@ -85,6 +92,8 @@ ACCEPTED = [
     ("control c(in bit<4> v) { apply { switch (v) { 4w0: {} } } }", "switch-with-core"),
     ("control c(in bit<4> v) { apply { switch (v) { 4w0: default: {} } } }",
      "switch-all-default"),
+    ("header H { bit<8> a; }\ncontrol c() { apply { H h = { a = 1 }; "
+     "bool b = h == { a = 8w1 }; } }", "initializer-matching-fields"),
     ("bit<4> f(in bit<4> a = 4w3, in bit<4> b) { return b; }", "constant-default"),
     ("one_t f(in bit<1> a) { return (one_t)a; }\nagain_t g(in one_t a) "
      "{ return (again_t)a; }", "cast-to-newtype-from-base"),

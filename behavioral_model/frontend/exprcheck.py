@@ -52,7 +52,7 @@ class ExprChecker:
         self.resolver = TypeResolver(self.check)
         self.calls: Any = None  # a callcheck.CallChecker, set by the checker
         # What p4c's mid end rejects (divisions it cannot lower, see _division; a switch
-        # in an action or without match_kind exact; a parser given to a control):
+        # in an action or without match_kind exact; a parser applied in a control):
         # reported only for a program with a main, as p4c's mid end sees no code of a
         # program without one.
         self.midend_errors: list[P4TypeError] = []
@@ -206,7 +206,9 @@ class ExprChecker:
         if isinstance(expr, ast.StructInitExpr):
             for _, e in expr.fields:
                 self.check(e, scope)
-            if isinstance(expected, StructLike):
+            if isinstance(expected, StructLike) and self._init_fits(expr, expected):
+                # Each field checked against the expected type's (p4c's implicit cast
+                # of a key-value list: same field names, each value converts).
                 return expected
             return StructT("{...}", None, fields=[(n, e.type) for n, e in expr.fields])
         if isinstance(expr, ast.MaskExpr):
@@ -434,6 +436,11 @@ class ExprChecker:
         if op in ("==", "!="):
             if isinstance(lt, IntT) and isinstance(rt, IntT):
                 return BoolT()
+            if isinstance(expr.left, ast.StructInitExpr) and isinstance(
+                    expr.right, ast.StructInitExpr):
+                # p4c: neither side has a struct type to compare by.
+                raise P4TypeError(f"{expr_text(expr)}: cannot compare two key-value "
+                                  "initializers; cast one to its type", expr.loc)
             if isinstance(expr.left, ast.ListExpr | ast.StructInitExpr):
                 self.coerce(expr.left, rt)
             elif isinstance(expr.right, ast.ListExpr | ast.StructInitExpr):
