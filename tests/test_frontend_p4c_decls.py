@@ -1,7 +1,8 @@
 """More rules of p4c's front end that bm's `check` applies (found by
 scripts/compare_p4test.py on p4c's p4_16_errors): extern constructors and methods, type
 arguments, tuple fields, return types, casts, key-value initializers, switch statements,
-default values, comparisons and parsers applied in controls.
+default values, comparisons, overloads, action arguments and parsers applied in
+controls.
 Each rejected program below is rejected by p4test 1.2.5 too; each accepted one is
 accepted by it."""
 
@@ -58,6 +59,12 @@ REJECTED = [
      "initializer-field-type"),
     ("control c() { apply { bool b = { a = 1, b = 2 } == { a = 1, b = 2 }; } }",
      "cannot compare two key-value initializers", "compare-initializers"),
+    ("extern Pick { Pick(); void put(in bit<8> first); void put(in bit<8> second); }\n"
+     "control c() { Pick() p; apply { p.put(8w1); } }", "ambiguous call", "ambiguous-overload"),
+    ("control c(inout bit<4> v) {\n  action set(in bool b) { v = b ? 4w1 : 4w0; }\n"
+     "  table u { actions = {} }\n  table t { actions = { set(u.apply().hit); } }\n"
+     "  apply { t.apply(); } }" + MAIN, "table invocation in action argument",
+     "table-applied-in-action-argument"),
     ("control c<H>() { apply { H h = 0; } }", "could not infer a width", "int-for-type-variable"),
     ("one_t f(in two_t a) { return (one_t)a; }", "cannot cast", "cast-to-newtype-other-width"),
     ("control c() { apply { bit<4> a = 1; int<2> b = (int<2>)a; } }", "cannot cast",
@@ -77,6 +84,8 @@ def test_rule_rejects(text: str, message: str) -> None:
 
 
 ACCEPTED = [
+    ("extern Pick { Pick(); void put(in bit<8> first); void put(in bit<8> second); }\n"
+     "control c() { Pick() p; apply { p.put(second = 8w1); } }", "overload-named-argument"),
     ("control c() { apply { bool b = { 1, 2 } == { 1, 2 }; } }", "compare-lists"),
     ("parser P(); parser Q() { state start { transition accept; } }\n"
      "control C(); package S(C c);\ncontrol D()(P p) { apply {} }\nS(D(Q())) main;",

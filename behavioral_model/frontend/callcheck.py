@@ -115,7 +115,12 @@ class CallChecker:
                 fits.append(d)
         if not fits:
             raise P4TypeError(f"no overload of '{name}' takes {n} arguments", call.loc)
-        return fits[0]
+        exact = [d for d in fits if len(d.params) == n] or fits
+        if len(exact) > 1 and not names:
+            # Overloads differ in arity or parameter names only (spec 7.2.10).
+            raise P4TypeError(f"ambiguous call of {name}: {len(exact)} overloads take {n} "
+                              "arguments; name the arguments", call.loc)
+        return exact[0]
 
     def _method_call(self, call: ast.MethodCallExpr, func: ast.MemberExpr, scope: Scope,
                      expected: Type | None) -> Type:

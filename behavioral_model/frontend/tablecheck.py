@@ -9,6 +9,7 @@ from typing import Any
 from . import ast
 from .constness import is_compile_time_known
 from .errors import P4TypeError
+from .naming import iter_nodes
 from .printer import expr_text
 from .scope import Scope
 from .types import BitT, BoolT, EnumT, ErrorT, IntT, Type
@@ -127,6 +128,13 @@ class TableChecks:
                               f"{len(ref.args)}", ref.loc)
         for p, a in zip(wanted, ref.args, strict=True):
             self.exprs.check(a.value, scope, p.type_ref.resolved)
+            applied = next((n for n in iter_nodes(a.value) if isinstance(n, ast.MethodCallExpr)
+                            and getattr(n.target, "kind", "") == "table_apply"), None)
+            if applied is not None:
+                # p4c's mid end evaluates action arguments when the table runs; another
+                # table cannot run then.
+                self.exprs.midend_errors.append(P4TypeError(
+                    f"{expr_text(applied)}: table invocation in action argument", applied.loc))
             if p.direction in ("out", "inout"):
                 self.exprs.check_lvalue(a.value, f"pass as {p.direction} argument")
             elif p.direction:
