@@ -1,6 +1,7 @@
 """What a call or an instantiation binds to type variables, as p4c checks it
 (frontend/inference.py): no `int` for a type variable, type arguments an extern instance
-leaves out inferred from its constructor, no `_`, table or action parameter types.
+leaves out inferred from its constructor, a `_` argument whose type the call fixes, no
+`_`, table or action parameter types.
 Each rejected program below is rejected by p4test 1.2.5 too; each accepted one is
 accepted by it."""
 
@@ -16,6 +17,7 @@ CALL = """
 #include <core.p4>
 extern void put<T>(in T v);
 extern void two<T>(out T r, in T lo);
+extern void fill<T>(out T r);
 extern Box<T> { Box(); void set(in T v); }
 T same<T>(in T v) { return v; }
 control c() {
@@ -37,6 +39,7 @@ def check(text: str) -> None:
     pytest.param("bit<8> y = same(200);", "could not infer a width", id="function-returns-T"),
     pytest.param("any.set(8w1);", "don't care", id="method-of-E<_>"),
     pytest.param("put(t);", "argument cannot have type", id="table-as-argument"),
+    pytest.param("fill(_);", "could not infer a type", id="dont-care-binds-nothing"),
 ])
 def test_unresolvable_type_variable_is_rejected(stmt: str, message: str) -> None:
     with pytest.raises(P4TypeError, match=message):
@@ -49,6 +52,8 @@ def test_unresolvable_type_variable_is_rejected(stmt: str, message: str) -> None
     pytest.param("bit<8> r; two(r, 3);", id="out-argument-fixes-T"),
     pytest.param("bit<8> y = same(8w200);", id="function-typed-argument"),
     pytest.param("put<bit<8>>(7);", id="explicit-type-argument"),
+    pytest.param("two(_, 8w3);", id="dont-care-with-typed-argument"),
+    pytest.param("fill<bit<8>>(_);", id="dont-care-with-type-argument"),
 ])
 def test_bound_type_variable_is_accepted(stmt: str) -> None:
     check(CALL % stmt)

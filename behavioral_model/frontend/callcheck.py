@@ -9,7 +9,7 @@ from typing import Any
 from . import ast
 from .constness import directionless_params, is_compile_time_known
 from .errors import P4TypeError
-from .inference import check_inferred, check_param_type, check_widths
+from .inference import check_dont_care_args, check_inferred, check_param_type, check_widths
 from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -250,6 +250,7 @@ class CallChecker:
                 raise P4TypeError(f"cannot infer type argument {ret.name} of {decl.name}",
                                   call.loc)
         check_widths(bindings, type_params, call.target.args, decl.name, call.loc)
+        check_dont_care_args(bindings, type_params, decl.params, call.target.args, decl.name)
         return ret
 
     def _param_type(self, ref: ast.TypeRef, bindings: dict[str, Type], scope: Scope,

@@ -52,6 +52,22 @@ def check_widths(bindings: dict[str, Type], type_params: Iterable[str],
                           f"{name}; give the value a type, e.g. 8w5 or (bit<8>)5", where)
 
 
+def check_dont_care_args(bindings: dict[str, Type], type_params: Sequence[str],
+                         params: Sequence[ast.Parameter],
+                         args: Sequence[ast.Expression | None], name: str) -> None:
+    """`_` passed for a parameter of type `T` leaves `T` to the other arguments: if none
+    binds it (`extract(_)`), T has no type (p4c: "could not infer a type for variable")."""
+    for p, a in zip(params, args, strict=False):
+        ref = p.type_ref
+        if not isinstance(a, ast.DontCareExpr) or not isinstance(ref, ast.NamedTypeRef) \
+                or ref.name not in type_params:
+            continue
+        bound = bindings.get(ref.name)
+        if bound is None or isinstance(bound, TypeVar):
+            raise P4TypeError(f"{name}(_): could not infer a type for type variable "
+                              f"{ref.name}; pass a typed value", a.loc)
+
+
 def check_inferred(bindings: dict[str, Type], type_params: Sequence[str], name: str,
                    loc: SourceLocation | None) -> tuple[Type, ...]:
     """The type arguments of an extern instance declared without them (`E(16w1) e;`),
