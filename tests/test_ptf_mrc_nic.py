@@ -28,7 +28,7 @@ TEST_CLASSES = {
     "nic_sender.AlwaysSkipRetireTest", "nic_sender.HostLossReportTest",
     "nic_sender.FloorTest", "nic_sender.ProbeRestoreTest",
     "nic_sender.HostProbeOnRetiredEvTest", "nic_sender.SparePoolTest",
-    "nic_sender.SearchFallbackTest",
+    "nic_sender.SearchFallbackTest", "nic_sender.SearchPastSevenDeadTest",
     "nic_control.PacketOutTransmitTest", "nic_control.PacketOutPortTest",
     "nic_drops.UnknownQpDropTest", "nic_drops.TruncatedDropTest",
     "nic_drops.BadOpcodeDropTest", "nic_drops.NotLocalDropTest",

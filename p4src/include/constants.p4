@@ -148,8 +148,14 @@ const bit<32> NIC_RX_ADVANCE_WORDS = 2;
 // window, so every loss report blames the EV that carried the lost copy.
 const bit<32> NIC_PSN_TRACK = 1024;
 // Bounded searches: slots one packet may check for a usable EV, backups one
-// retirement may check for a spare of the same plane.
-const bit<32> NIC_EV_SEARCH = 4;
+// retirement may check for a spare of the same plane.  NIC_EV_SEARCH is
+// NIC_MAX_PLANES (8), one position per plane: the controller interleaves a
+// QP's slots over its planes (slot s on plane s % planes, docs/controller.md)
+// and the walk XORs positions with r, so 8 consecutive positions of one
+// rotation hold slots of 8 different residues mod 8, a slot of every plane:
+// with at least one plane up, a live one.  (4 checks could all land on the
+// 4 dead planes when 4 of 8 were down.)
+const bit<32> NIC_EV_SEARCH = 8;
 const bit<32> NIC_BACKUP_SEARCH = 4;
 // Multicast group NIC_REPLY_MCAST_BASE + plane = {host port, plane port}:
 // deliver a data packet and acknowledge it in one pass.

@@ -355,3 +355,22 @@ class SearchFallbackTest(MrcNicTest):
         before = self.counter("event_counter", NIC_EVENT_SEARCH_FALLBACK)
         self.assertEqual(self.send_writes(qp, 3, first_psn=2), [first[-1]] * 3)
         self.assertEqual(self.counter("event_counter", NIC_EVENT_SEARCH_FALLBACK) - before, 3)
+
+
+class SearchPastSevenDeadTest(MrcNicTest):
+    """NIC_EV_SEARCH (8) positions per packet (section 3 step 2): a packet passes 7
+    unusable positions and takes the live slot at the 8th. 8 slots, min_active 0, no
+    backups; slots 0..6 retired (ALWAYS_SKIP, before any send, so the rotation is still
+    at position 0 with r = 0: position i is slot i). The first write checks slots 0..6
+    (EMPTY) and leaves on slot 7's EV, and no fallback is counted."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(ev_slots=8, ev_mask=7, min_active=0, backups_per_plane=0)
+        evs = qp.slot_evs()
+        for slot, ev in enumerate(evs[:7]):
+            self.expect_forwarded_to_host(fabric_sack(qp, ev, mark=SACK_MARK_ALWAYS_SKIP))
+            self.expect_digest(qp, slot=slot, old_ev=ev, new_ev=0,
+                               reason=EV_EVENT_ALWAYS_SKIP)
+        before = self.counter("event_counter", NIC_EVENT_SEARCH_FALLBACK)
+        self.assertEqual(self.send_writes(qp, 1, first_psn=0), [evs[7]])
+        self.assertEqual(self.counter("event_counter", NIC_EVENT_SEARCH_FALLBACK), before)

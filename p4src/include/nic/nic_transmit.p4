@@ -59,11 +59,19 @@ control NicSlotCheck(in bit<16> qp_index,
 
 // PSN and slot of a write posted by the host.
 control NicTransmit(in headers_t hdr, inout nic_metadata_t meta) {
-    // NIC_EV_SEARCH (4) positions per packet: bounded work per pass.
+    // NIC_EV_SEARCH (8) positions per packet, one per plane: bounded work per
+    // pass, and with plane-interleaved slots 8 positions of one rotation pass
+    // every dead plane's slot to a live one (docs/mrc-nic.md section 3).  Only
+    // a rotation's wrap, where r is redrawn, can break that run; then the
+    // packet falls back on the last slot used.
     NicSlotCheck() check0;
     NicSlotCheck() check1;
     NicSlotCheck() check2;
     NicSlotCheck() check3;
+    NicSlotCheck() check4;
+    NicSlotCheck() check5;
+    NicSlotCheck() check6;
+    NicSlotCheck() check7;
 
     apply {
         bit<32> qp = (bit<32>)meta.qp_index;
@@ -115,6 +123,14 @@ control NicTransmit(in headers_t hdr, inout nic_metadata_t meta) {
         check2.apply(meta.qp_index, meta.ev_slots, meta.ev_mask, meta.planes_down, avoid_slot,
                      position, rotation_xor, restored, found, chosen, meta.slot_state);
         check3.apply(meta.qp_index, meta.ev_slots, meta.ev_mask, meta.planes_down, avoid_slot,
+                     position, rotation_xor, restored, found, chosen, meta.slot_state);
+        check4.apply(meta.qp_index, meta.ev_slots, meta.ev_mask, meta.planes_down, avoid_slot,
+                     position, rotation_xor, restored, found, chosen, meta.slot_state);
+        check5.apply(meta.qp_index, meta.ev_slots, meta.ev_mask, meta.planes_down, avoid_slot,
+                     position, rotation_xor, restored, found, chosen, meta.slot_state);
+        check6.apply(meta.qp_index, meta.ev_slots, meta.ev_mask, meta.planes_down, avoid_slot,
+                     position, rotation_xor, restored, found, chosen, meta.slot_state);
+        check7.apply(meta.qp_index, meta.ev_slots, meta.ev_mask, meta.planes_down, avoid_slot,
                      position, rotation_xor, restored, found, chosen, meta.slot_state);
         nic_rot_cursor.write(qp, position);
         nic_rot_xor.write(qp, rotation_xor);
