@@ -152,9 +152,9 @@ const bit<32> NIC_PSN_TRACK = 1024;
 // NIC_MAX_PLANES (8), one position per plane: the controller interleaves a
 // QP's slots over its planes (slot s on plane s % planes, docs/controller.md)
 // and the walk XORs positions with r, so 8 consecutive positions of one
-// rotation hold slots of 8 different residues mod 8, a slot of every plane:
-// with at least one plane up, a live one.  (4 checks could all land on the
-// 4 dead planes when 4 of 8 were down.)
+// rotation hold slots of 8 different residues mod 8, a slot of every plane
+// (for 1, 2, 4 or 8 planes): with at least one plane up, a live one.  (4
+// checks could all land on the 4 dead planes when 4 of 8 were down.)
 const bit<32> NIC_EV_SEARCH = 8;
 const bit<32> NIC_BACKUP_SEARCH = 4;
 // Multicast group NIC_REPLY_MCAST_BASE + plane = {host port, plane port}:
