@@ -99,8 +99,8 @@ action set_tag(inout metadata_t m) {
 }
 
 control Stats(inout metadata_t meta, in port_t port) {
-    counter(32w512, CounterType.packets) port_packets;
-    meter(32w512, MeterType.bytes) port_meter;
+    counter<bit<32>>(32w512, CounterType.packets) port_packets;
+    meter<bit<32>>(32w512, MeterType.bytes) port_meter;
     direct_meter<bit<2>>(MeterType.packets) flow_meter;
 
     action meter_flow() {
@@ -127,9 +127,9 @@ control Stats(inout metadata_t meta, in port_t port) {
 
 control MyIngress(inout headers_t hdr, inout metadata_t meta,
                   inout standard_metadata_t standard_metadata) {
-    @id(9) counter(32w1024, CounterType.bytes) port_bytes;
+    @id(9) counter<bit<32>>(32w1024, CounterType.bytes) port_bytes;
     register<bit<32>, bit<8>>(32w256) flow_reg;
-    register<int<16>>(32w16) signed_reg;
+    register<int<16>, bit<32>>(32w16) signed_reg;
     direct_counter(CounterType.packets) acl_hits;
     action_profile(32w64) nh_profile;
     @max_group_size(8)
