@@ -14,6 +14,8 @@ from test_p4runtime_helpers import SWITCH, Harness, p4info_of
 from test_p4runtime_idle_timeout import ClockHarness, program
 
 from behavioral_model.p4runtime.device_config import make_bundle
+from behavioral_model.p4runtime.local_target import LocalTarget
+from behavioral_model.p4runtime.server import P4RuntimeServer
 from p4rt_client import (
     NotPrimaryError,
     P4InfoHelper,
@@ -185,3 +187,11 @@ def test_stream_idle_timeout_notification(program: Path) -> None:
             assert [e.match for e in notification.table_entry] == [entry.match]
     finally:
         harness.close()
+
+
+def test_a_second_server_on_a_taken_address_fails_instead_of_sharing_it(
+        harness: Harness) -> None:
+    """gRPC would let two servers share a port (SO_REUSEPORT) and answer for each
+    other; a second switch on a taken address must fail at start instead."""
+    with pytest.raises(OSError, match="cannot listen"):
+        P4RuntimeServer(LocalTarget(device_id=2), f"127.0.0.1:{harness.server.port}")

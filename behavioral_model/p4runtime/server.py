@@ -103,17 +103,23 @@ class P4RuntimeServer:
         target.add_digest_listener(self.digests.on_digest)
         self._server = grpc.server(
             ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="p4rt"),
+            # No SO_REUSEPORT (gRPC's default on Linux): a second switch started on a
+            # taken address must fail, not share it and answer for the first.
             options=[("grpc.max_receive_message_length", _MAX_MESSAGE),
-                     ("grpc.max_send_message_length", _MAX_MESSAGE)])
+                     ("grpc.max_send_message_length", _MAX_MESSAGE),
+                     ("grpc.so_reuseport", 0)])
         servicer = _Servicer(self)
         # First: Write with the raw request bytes (see ``wire``) and Read with raw
         # response bytes (see ``wire_encode``); then the service.
         self._server.add_generic_rpc_handlers((_RawHandler(servicer),))
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(servicer, self._server)
-        if tls is None:
-            self.port = self._server.add_insecure_port(address)
-        else:
-            self.port = self._server.add_secure_port(address, tls.credentials())
+        try:
+            if tls is None:
+                self.port = self._server.add_insecure_port(address)
+            else:
+                self.port = self._server.add_secure_port(address, tls.credentials())
+        except RuntimeError:  # grpcio's "Failed to bind to address"
+            self.port = 0
         self.tls = tls
         if not self.port:
             raise OSError(f"P4Runtime server: cannot listen on {address}")
