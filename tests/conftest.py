@@ -4,10 +4,21 @@ the test."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from test_p4runtime_helpers import Harness
+
+from fabric.procs.free_ports import PORT_RANGE_VARIABLE
+
+# Each pytest-xdist worker (and every process it starts) finds free loopback ports in a
+# range of its own, below the kernel's ephemeral ports (32768-): two workers probing for
+# a free port at the same moment could otherwise both be given it.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw") and _WORKER[2:].isdigit():
+    _LOW = 20000 + 3000 * (int(_WORKER[2:]) % 4)
+    os.environ.setdefault(PORT_RANGE_VARIABLE, f"{_LOW}-{_LOW + 2999}")
 
 
 @pytest.fixture

@@ -3,23 +3,60 @@
 The kernel may hand a port it has just released to the next bind, so a port is never
 handed out twice by one process: two devices on one address would make a bad topology,
 and a second BMv2 on a taken Thrift port exits.
+
+``MRC_FREE_PORTS=LOW-HIGH`` in the environment limits the search to that range. Processes
+that choose ports at the same time (the test suite's workers) give each one a range of
+its own: a port found free by binding and releasing it could otherwise be found by both.
 """
 
 from __future__ import annotations
 
+import os
+import random
 import socket
 import threading
 
-__all__ = ["free_tcp_port"]
+__all__ = ["PORT_RANGE_VARIABLE", "free_tcp_port", "port_range"]
+
+PORT_RANGE_VARIABLE = "MRC_FREE_PORTS"
 
 _handed_out: set[int] = set()
 _lock = threading.Lock()
 
 
+def port_range() -> tuple[int, int] | None:
+    """The (low, high) range ``MRC_FREE_PORTS`` names, or None (any port the kernel
+    gives). A value that is not LOW-HIGH within 1..65535 is ignored."""
+    low, _, high = os.environ.get(PORT_RANGE_VARIABLE, "").partition("-")
+    if not (low.isdigit() and high.isdigit()):
+        return None
+    first, last = int(low), int(high)
+    return (first, last) if 0 < first <= last <= 65535 else None
+
+
+def _bindable(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def free_tcp_port(host: str = "127.0.0.1") -> int:
     """A port nothing listens on at ``host`` now ("0.0.0.0": on every address), never
-    one this process returned before."""
+    one this process returned before; within ``MRC_FREE_PORTS`` when it is set."""
     with _lock:
+        limits = port_range()
+        if limits is not None:
+            low, high = limits
+            start = random.randrange(low, high + 1)
+            for offset in range(high - low + 1):
+                port = low + (start - low + offset) % (high - low + 1)
+                if port not in _handed_out and _bindable(host, port):
+                    _handed_out.add(port)
+                    return port
+            raise OSError(f"no free TCP port left in {PORT_RANGE_VARIABLE}={low}-{high}")
         while True:
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
                 probe.bind((host, 0))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from fabric.procs.free_ports import port_range
 from fabric.procs.netns import missing_tools
 from fabric.procs.run_cmd import procs_outcome
 from fabric.procs.scenario_run import run_procs_scenario
@@ -30,7 +31,8 @@ DEVICES = 12
 def free_port_base(count: int) -> int:
     """The first of ``count`` consecutive free loopback ports (a Clos topology numbers
     its devices' ports from a base)."""
-    for base in range(21000, 40000, 97):
+    low, high = port_range() or (21000, 40000)
+    for base in range(low, high - count, 97):
         socks = []
         try:
             for port in range(base, base + count):

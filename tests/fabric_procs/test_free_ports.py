@@ -1,0 +1,35 @@
+"""fabric.procs.free_ports: ports nothing listens on, never the same one twice in a
+process, within ``MRC_FREE_PORTS`` when it is set (the suite's workers each have one)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from fabric.procs import free_ports
+from fabric.procs.free_ports import PORT_RANGE_VARIABLE, free_tcp_port, port_range
+
+
+def test_a_range_is_low_dash_high_and_anything_else_is_ignored(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PORT_RANGE_VARIABLE, "23000-23099")
+    assert port_range() == (23000, 23099)
+    for bad in ("", "23000", "x-y", "9-3", "0-10", "1-70000"):
+        monkeypatch.setenv(PORT_RANGE_VARIABLE, bad)
+        assert port_range() is None, bad
+
+
+def test_ports_come_from_the_range_and_skip_a_taken_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        monkeypatch.setenv(PORT_RANGE_VARIABLE, f"{busy}-{busy + 3}")
+        monkeypatch.setattr(free_ports, "_handed_out", set())
+        given = {free_tcp_port() for _ in range(3)}
+        assert busy not in given
+        assert all(busy < port <= busy + 3 for port in given) and len(given) == 3
+        with pytest.raises(OSError, match="no free TCP port left"):
+            free_tcp_port()
