@@ -278,8 +278,10 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
                               decl.loc)
         self._return_type, self._in_function = saved
 
-    def _control(self, decl: ast.ControlDecl) -> None:
-        scope = self._generic_scope(self.root, decl.type_params, decl).child("control")
+    def _block_decl_scope(self, decl: ast.ControlDecl | ast.ParserDecl, kind: str) -> Scope:
+        """The scope of a parser's or control's body: its type, apply and constructor
+        parameters, then its local declarations, each checked."""
+        scope = self._generic_scope(self.root, decl.type_params, decl).child(kind)
         check_distinct(decl.type_params, decl.params, decl.constructor_params)
         self._params(decl.params, scope)
         self._params(decl.constructor_params, scope, allow_dir=False)
@@ -287,6 +289,10 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
         check_params(decl.constructor_params, "constructor")
         for local in decl.locals:
             self._local(local, scope)
+        return scope
+
+    def _control(self, decl: ast.ControlDecl) -> None:
+        scope = self._block_decl_scope(decl, "control")
         saved = self._return_type
         self._return_type = VoidT()
         self._block(decl.body, scope.child("apply"))

@@ -8,7 +8,6 @@ from typing import Any
 
 from . import ast
 from .consteval import NotConstant, evaluate
-from .declcheck import check_distinct, check_params
 from .errors import P4TypeError
 from .scope import Scope
 from .types import EnumT, IntT, TupleT, Type
@@ -21,20 +20,11 @@ class ParserChecks:
     root: Scope
     _in_parser: bool
     # Checker's:
-    _generic_scope: Callable[[Scope, list[str], Any], Scope]
-    _params: Callable[..., None]
-    _local: Callable[[ast.Declaration, Scope], None]
     _statement: Callable[[Any, Scope], None]
+    _block_decl_scope: Callable[[Any, str], Scope]
 
     def _parser(self, decl: ast.ParserDecl) -> None:
-        scope = self._generic_scope(self.root, decl.type_params, decl).child("parser")
-        check_distinct(decl.type_params, decl.params, decl.constructor_params)
-        self._params(decl.params, scope)
-        self._params(decl.constructor_params, scope, allow_dir=False)
-        check_params(decl.params, "apply")
-        check_params(decl.constructor_params, "constructor")
-        for local in decl.locals:
-            self._local(local, scope)
+        scope = self._block_decl_scope(decl, "parser")
         names: set[str] = set()
         for s in decl.states:
             if s.name in ("accept", "reject"):
