@@ -8,6 +8,7 @@ from typing import Any
 
 from . import ast
 from .constness import is_compile_time_known
+from .entrycheck import check_priorities, duplicate_entry
 from .errors import P4TypeError
 from .naming import iter_nodes
 from .printer import expr_text
@@ -66,6 +67,7 @@ class TableChecks:
         if decl.default_action is not None:
             self._action_ref(decl.default_action, scope, require_all=True)
             self._same_binding(decl.default_action, listed, decl, "default action")
+        priorities: list[int | None] = []
         for entry in decl.entries:
             self._keyset(entry.keyset, key_types, scope, "entry")
             self._action_ref(entry.action, scope, require_all=True)
@@ -75,8 +77,9 @@ class TableChecks:
                 raise P4TypeError(f"entry action {entry.action.decl.name} is marked "
                                   "@defaultonly in the actions of table "
                                   f"{decl.name}", entry.action.loc)
-            if entry.priority is not None:
-                self.exprs.resolver.const_int(entry.priority, scope, "entry priority")
+            priorities.append(None if entry.priority is None else
+                              self.exprs.resolver.const_int(entry.priority, scope,
+                                                            "entry priority"))
         for prop in decl.properties:
             if prop.name == "size":
                 size = self.exprs.resolver.const_int(prop.value, scope, "table size")
@@ -84,6 +87,10 @@ class TableChecks:
                     raise P4TypeError("table size must not be negative", prop.value.loc)
             else:
                 self.exprs.check(prop.value, scope)
+        check_priorities(decl, priorities)
+        duplicate = duplicate_entry(decl)
+        if duplicate is not None:
+            self.exprs.midend_errors.append(duplicate)
 
     @staticmethod
     def _same_binding(ref: ast.ActionRef, listed: dict[str, ast.ActionRef],
