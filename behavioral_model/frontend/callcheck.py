@@ -10,6 +10,7 @@ from . import ast
 from .constness import directionless_params, is_compile_time_known
 from .errors import P4TypeError
 from .inference import check_dont_care_args, check_inferred, check_param_type, check_widths
+from .midendcheck import EXTERN_CALLS, nested_out_argument
 from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -23,6 +24,7 @@ from .types import (
     HeaderT,
     HeaderUnionT,
     IntT,
+    PackageT,
     ParserT,
     StackT,
     StructLike,
@@ -66,6 +68,8 @@ class CallChecker:
         # must be known (with where and what for the error): see check_deferred_known.
         self.direct_actions: dict[int, str] = {}  # id of a parameter: its action
         self.needs_known: list[tuple[ast.Parameter, ast.Expression, str]] = []
+        # Left values an extern call writes (out arguments, `x = f(...)`): see midendcheck.
+        self.extern_writes: list[ast.Expression] = []
 
     def callable_type(self, decl: Any) -> Type:
         if isinstance(decl, ast.ActionDecl):
@@ -296,8 +300,14 @@ class CallChecker:
                 continue
             pt = self._param_type(p.type_ref, bindings, scope, type_params or set())
             self._check_arg(a, pt, p, scope, bindings, name)
-            check_param_type(bindings.get(pt.name, pt) if isinstance(pt, TypeVar) else pt,
-                             a, p, kind)
+            actual = bindings.get(pt.name, pt) if isinstance(pt, TypeVar) else pt
+            check_param_type(actual, a, p, kind)
+            if kind in EXTERN_CALLS:
+                nested = nested_out_argument(p, actual, name, call)
+                if nested is not None:
+                    self.exprs.midend_errors.append(nested)
+                if p.direction in ("out", "inout"):
+                    self.extern_writes.append(a)
             if not p.direction and kind != "action":
                 # p4c (TypeUnification::unifyCall): a directionless parameter of anything
                 # but an action takes a value fixed at compile time; an action's own
@@ -329,9 +339,12 @@ class CallChecker:
         if isinstance(pt, TypeVar):
             bound = bindings.get(pt.name)
             if bound is None or isinstance(bound, TypeVar):
-                if isinstance(at, IntT) and not isinstance(arg, ast.ListExpr):
-                    bindings[pt.name] = at
-                    return
+                if isinstance(arg, ast.StructInitExpr) and isinstance(at, StructLike) and \
+                        at.decl is None:
+                    # p4c: `{a = x}` names no struct type, so it cannot give one to T.
+                    raise P4TypeError(f"{expr_text(arg)}: cannot infer a type for the struct "
+                                      f"initializer given for {pt.name} in {what}; cast it "
+                                      "to a struct type", arg.loc)
                 bindings[pt.name] = at
                 return
             pt = bound
@@ -437,6 +450,13 @@ class CallChecker:
                     check_inferred({}, decl.type_params, decl.name, node.loc)
                 return t
             ctor = self._pick_overload(ctors, fake, decl.name)
+            for p in ctor.params:
+                if isinstance(p.type_ref.resolved, ParserT | ControlT | PackageT):
+                    # p4c: an extern is built from values; it cannot hold a parser, a
+                    # control or a package.
+                    raise P4TypeError(f"'{p.name}': a parameter of the constructor of "
+                                      f"extern {decl.name} cannot have type "
+                                      f"{p.type_ref.resolved}", p.loc)
             bindings = dict(zip(decl.type_params, t.type_args, strict=False))
             self._bind_args(fake, ctor.params, scope, bindings, decl.name, kind="constructor",
                             type_params=set(decl.type_params))

@@ -29,6 +29,7 @@ from .declcheck import (
 from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker, MatchKindMember
 from .initializers import check_initializer
+from .midendcheck import interface_struct_writes, union_stack_index_errors
 from .naming import constructor_arguments, iter_nodes
 from .parsercheck import ParserChecks
 from .printer import expr_text
@@ -114,6 +115,11 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
         self.calls.check_deferred_known()
         check_structured_names(iter_nodes(self.result.program.decls), self.root)
         self._check_main()
+        if self.result.main is not None:
+            self.exprs.midend_errors += interface_struct_writes(
+                self.result.program.decls, self.result.main.type_ref.resolved,
+                self.result.package_blocks, self.calls.extern_writes)
+            self.exprs.midend_errors += union_stack_index_errors(self.result.program.decls)
         if self.result.main is not None and self.exprs.midend_errors:
             raise self.exprs.midend_errors[0]
         return self.result

@@ -44,6 +44,10 @@ class ParserChecks:
                 self._statement(stmt, inner)
             self._transition(s.transition, inner, names)
         self._in_parser = False
+        if not {"accept", "reject"} & _reachable_states(decl):
+            # p4c's front end (spec 13.4): a parser must be able to end.
+            raise P4TypeError(f"parser {decl.name} never reaches the accept or reject state",
+                              decl.loc)
 
     def _transition(self, tr: ast.Transition | None, scope: Scope, names: set[str]) -> None:
         if tr is None:
@@ -121,3 +125,27 @@ class ParserChecks:
             else:
                 self.exprs.coerce(part, kt.underlying)
         e.type = kt
+
+
+def _reachable_states(decl: ast.ParserDecl) -> set[str]:
+    """Names of the states reachable from `start` through transitions and select cases; a
+    state without a transition statement goes to reject (spec 13.5)."""
+    states = {s.name: s for s in decl.states}
+    seen: set[str] = set()
+    todo = ["start"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        state = states.get(name)
+        if state is None:
+            continue
+        tr = state.transition
+        if tr is None:
+            todo.append("reject")
+        elif isinstance(tr, ast.DirectTransition):
+            todo.append(tr.state)
+        else:
+            todo.extend(case.state for case in tr.cases)
+    return seen

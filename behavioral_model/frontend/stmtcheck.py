@@ -9,6 +9,7 @@ from typing import Any
 from . import ast
 from .consteval import NotConstant, evaluate
 from .errors import P4TypeError
+from .midendcheck import EXTERN_CALLS
 from .scope import Scope
 from .types import ActionRunT, BitT, BoolT, EnumT, ErrorT, TupleT, Type, VoidT
 
@@ -17,6 +18,7 @@ class StatementChecks:
     """The statement part of the checker (frontend.checker.Checker mixes it in)."""
 
     exprs: Any
+    calls: Any
     result: Any
     _return_type: Type | None
     _in_action: bool
@@ -38,6 +40,11 @@ class StatementChecks:
             lt = self.exprs.check(stmt.lhs, scope)
             self.exprs.check_lvalue(stmt.lhs, "assign to")
             self.exprs.check(stmt.rhs, scope, lt)
+            target = getattr(stmt.rhs, "target", None)
+            if target is not None and target.kind in EXTERN_CALLS and \
+                    target.name != "lookahead":
+                # p4c's mid end expands a lookahead into field reads before it flattens.
+                self.calls.extern_writes.append(stmt.lhs)
         elif isinstance(stmt, ast.MethodCallStatement):
             self.exprs.check(stmt.call, scope)
             target = stmt.call.target

@@ -278,8 +278,13 @@ class TypeResolver:
 
 
 def _mentions(t: Type, decl: Any) -> bool:
-    """Whether type `t` is (a specialisation of) `decl` or has one among its type arguments."""
+    """Whether type `t` is (a specialisation of) `decl` or has one among its type arguments
+    or, for a parser or control type, among its parameters' types (p4c's ContainsType)."""
     if getattr(t, "decl", None) is decl:
+        return True
+    if isinstance(t, ParserT | ControlT) and any(
+            p.type_ref.resolved is not None and _mentions(p.type_ref.resolved, decl)
+            for p in getattr(t.decl, "params", ())):
         return True
     return any(_mentions(a, decl) for a in getattr(t, "type_args", ()))
 
