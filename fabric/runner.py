@@ -5,8 +5,9 @@ write has completed, and collect what was measured.
 Modes: ``mrc`` (the plan as it is, plus the scenario's pins) and ``baseline``, the
 scenario's baseline: ``single-path`` (every QP reduced to one fixed path,
 ``plan_overrides``) or ``roce`` (one path per QP picked by a hash, switches without
-trimming, hosts sending with go-back-N, ``host.roce``, on plane 0 at the rate of all
-planes together). ``only`` restricts a run to some QPs' workloads (a victim's solo run).
+trimming and with lossless queues, hosts sending with go-back-N at DCQCN's rate,
+``host.roce``, on plane 0 at the rate of all planes together). ``only`` restricts a
+run to some QPs' workloads (a victim's solo run).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from controller.react import ProbeSchedule
 from controller.topology import TopologyError, load_topology, parse_topology
 from host import TransportConfig
 from host.completions import WriteHandle
-from host.roce import RoceEndpoint
+from host.roce import DcqcnConfig, RoceEndpoint
 
 from .control import FabricController, ProgrammingError, topology_for_simulation
 from .failures import schedule_failures
@@ -170,6 +171,17 @@ def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
                               progress, roce=kind == "roce")
 
 
+def roce_queue_depth(scenario: Scenario, plan: FabricPlan) -> int:
+    """The RoCE run's queue depth: lossless, as PFC makes RoCE's class [ours]. PFC
+    pauses a port's sender before the port's buffer overflows, so no packet is lost to
+    congestion; here every queue holds more than all the QPs' windows together, twice
+    (a go-back's copies may follow the originals), so none overflows. What this leaves
+    out is PFC's pause spreading upstream: packets wait at the congested port, not at
+    the ports before it (docs/experiments.md, "The baselines")."""
+    window = scenario.transport.window
+    return max(scenario.network.queue_depth, 2 * window * len(plan.fabric.qps))
+
+
 # The controller's probes in virtual time [ours]: its wall-clock schedule (50 ms, then
 # doubling) is tuned for real switches; the simulator's fabric is scaled down, so the
 # first retry comes after the transport's RTO, doubling up to PROBE_MAX_RTOS of them.
@@ -192,13 +204,15 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
     config = NetworkConfig(link_rate_bps=rate * 1e9,
                            link_delay_us=spec.link_delay_us,
                            host_delay_us=spec.host_delay_us,
-                           queue_depth=spec.queue_depth, seed=scenario.seed)
+                           queue_depth=roce_queue_depth(scenario, plan) if roce
+                           else spec.queue_depth, seed=scenario.seed)
     network = Network(plan, config, transport_config(scenario))
     if roce:
         for host in network.hosts.values():
             host.endpoint = RoceEndpoint(host.port, host.endpoint.local,
                                          clock=EnvClock(network.env),
-                                         config=transport_config(scenario, roce=True))
+                                         config=transport_config(scenario, roce=True),
+                                         dcqcn=DcqcnConfig(line_rate_gbps=rate))
     metrics = Metrics(plan, scenario.bin_us)
     controller = FabricController(plan, probes=probe_schedule(scenario, network.env))
     try:

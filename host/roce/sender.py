@@ -11,6 +11,12 @@ one NAK per sequence error. A NACK of any reason (trims, a full window) is a NAK
 A timeout (RC's local ACK timeout) also goes back to the first unacknowledged PSN,
 with the same backoff as the MRC sender. No loss reports, no probes: a RoCE QP has
 one path and no EVs to retire.
+
+With ``dcqcn`` the QP sends at DCQCN's rate (``host/roce/dcqcn.py``), new packets and
+resent ones alike: below the line rate the host paces them (a frame may go when the
+previous one has had its time on the wire at that rate, as the NIC's rate limiter
+lets it); at the line rate the NIC's port is the only limit. A SACK with the ECN echo
+is DCQCN's CNP.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from protocol.constants import (
     OPCODE_WRITE_MIDDLE,
     OPCODE_WRITE_ONLY,
     OPCODE_WRITE_ONLY_IMM,
+    SACK_MARK_SKIP_ONCE,
 )
 
 from ..clock import Clock
@@ -33,10 +40,14 @@ from ..completions import WriteError, WriteHandle
 from ..config import TransportConfig
 from ..psn import unwrap_psn, wire_psn
 from ..stats import QpStats
+from .dcqcn import Dcqcn, DcqcnConfig
 
 __all__ = ["GoBackNSender"]
 
 _MSG_SEQ_MASK = 0xFFFF
+# The NIC's outer IPv6 header, added to every frame on the wire: paced frames are
+# counted at their size on the wire.
+_ENCAP_BYTES = 40
 
 
 class _Message:
@@ -58,7 +69,8 @@ class GoBackNSender:
     The same interface as ``host.sender.QpSender`` where an endpoint uses it."""
 
     def __init__(self, qpn: int, route: Route, config: TransportConfig, clock: Clock,
-                 post: Callable[[bytes], None], stats: QpStats) -> None:
+                 post: Callable[[bytes], None], stats: QpStats,
+                 dcqcn: DcqcnConfig | None = None) -> None:
         self.qpn = qpn
         self.route = route
         self.config = config
@@ -75,10 +87,13 @@ class GoBackNSender:
         self._went_back_at: int | None = None  # the cumulative PSN of the last go-back
         self._timeouts = 0
         self._sent_at = 0.0  # when the oldest unacknowledged PSN was last sent
+        self._resend: deque[int] = deque()  # PSNs to send again (a go-back), in order
+        self.dcqcn = Dcqcn(dcqcn, clock.now()) if dcqcn is not None else None
+        self._next_tx = 0.0  # with DCQCN: when the next frame may be posted
 
     @property
     def idle(self) -> bool:
-        return not self._queue and not self._frames
+        return not self._queue and not self._frames and not self._resend
 
     @property
     def cumulative_psn(self) -> int:
@@ -101,11 +116,36 @@ class GoBackNSender:
         raise ValueError("a RoCE QP has one path: there is no EV to probe")
 
     # -- posting ---------------------------------------------------------------------
+    def _paced(self) -> bool:
+        """True when DCQCN's rate holds the next frame back."""
+        return self.dcqcn is not None and self.clock.now() < self._next_tx
+
+    def _send(self, frame: bytes) -> None:
+        self._post(frame)
+        if self.dcqcn is not None:
+            now = self.clock.now()
+            wire = len(frame) + _ENCAP_BYTES
+            if self.dcqcn.limited(now):
+                rate = self.dcqcn.rate_bps(now)
+                self._next_tx = max(self._next_tx, now) + wire * 8 / rate
+            self.dcqcn.on_sent(wire)
+
     def _pump(self) -> None:
-        """New packets while the window (PSNs past the cumulative one) allows."""
+        """Resent PSNs first, then new packets while the window (PSNs past the
+        cumulative one) allows, as DCQCN's rate lets them go."""
+        while self._resend and not self._paced():
+            psn = self._resend.popleft()
+            frame = self._frames.get(psn)
+            if frame is None:  # acknowledged since the go-back
+                continue
+            frame = with_retransmit(frame)
+            self._frames[psn] = frame
+            self._send(frame)
+            self.stats.retransmits += 1
         mtu = self.config.mtu
         limit = self._cum + self.config.window
-        while self._queue and self._next_psn <= limit:
+        while self._queue and self._next_psn <= limit and not self._resend \
+                and not self._paced():
             message = self._queue[0]
             offset = message.offset
             size = min(mtu, len(message.data) - offset)
@@ -129,20 +169,17 @@ class GoBackNSender:
             if not self._frames:
                 self._sent_at = self.clock.now()
             self._frames[psn] = frame
-            self._post(frame)
+            self._send(frame)
             self.stats.packets_sent += 1
             self.stats.bytes_sent += size
 
     def _go_back(self) -> None:
-        """Resend every unacknowledged PSN, oldest first (BTH Retransmit set: the NIC
-        keeps the PSN)."""
+        """Send every unacknowledged PSN again, oldest first (BTH Retransmit set: the
+        NIC keeps the PSN)."""
         self._went_back_at = self._cum
         self._sent_at = self.clock.now()
-        for psn, frame in self._frames.items():
-            frame = with_retransmit(frame)
-            self._frames[psn] = frame
-            self._post(frame)
-            self.stats.retransmits += 1
+        self._resend = deque(self._frames)
+        self._pump()
 
     # -- acknowledgements --------------------------------------------------------------
     def on_sack(self, sack: SackPacket) -> None:
@@ -163,7 +200,9 @@ class GoBackNSender:
                 message = self._unacked.popleft()
                 self.stats.writes_completed += 1
                 done.append(message.handle)
-        if sack.sack_bitmap and self._frames and self._went_back_at != self._cum:
+        if sack.mark == SACK_MARK_SKIP_ONCE and self.dcqcn is not None:
+            self.dcqcn.on_cnp(self.clock.now())  # the ECN echo: DCQCN's CNP
+        if _past_a_hole(sack) and self._frames and self._went_back_at != self._cum:
             self.stats.retransmits_gap += 1
             self._go_back()  # a later PSN arrived past a hole: the NAK of RC
         self._pump()
@@ -177,14 +216,24 @@ class GoBackNSender:
             self._go_back()
 
     # -- timer -----------------------------------------------------------------------
-    def deadline(self) -> float | None:
+    def _rto_deadline(self) -> float | None:
         if not self._frames:
             return None
         return self._sent_at + self.config.rto_after(self._timeouts)
 
+    def deadline(self) -> float | None:
+        """The RTO's deadline, or earlier when DCQCN holds back a frame ready to go."""
+        rto = self._rto_deadline()
+        ready = self._resend or (self._queue and
+                                 self._next_psn <= self._cum + self.config.window)
+        if ready and self._paced():
+            return self._next_tx if rto is None else min(rto, self._next_tx)
+        return rto
+
     def on_timer(self) -> None:
-        deadline = self.deadline()
-        if deadline is None or self.clock.now() < deadline:
+        rto = self._rto_deadline()
+        if rto is None or self.clock.now() < rto:
+            self._pump()
             return
         if self._timeouts >= self.config.max_retries:
             self._fail(WriteError(f"QP {self.qpn}: PSN {self._cum + 1} not acknowledged "
@@ -201,9 +250,19 @@ class GoBackNSender:
         self._unacked.clear()
         self._queue.clear()
         self._frames.clear()
+        self._resend.clear()
         for handle in handles:
             self.stats.writes_failed += 1
             handle._finish(error)
+
+
+def _past_a_hole(sack: SackPacket) -> bool:
+    """True when the SACK shows a PSN past the first missing one (cumulative + 1)
+    arrived. Bit i of the bitmap is PSN cumulative + sack_offset + i, and the bits
+    at or below the cumulative PSN are ones (docs/mrc-nic.md 4.3): only those from
+    cumulative + 2 on count."""
+    first = max(0, 2 - sack.sack_offset)
+    return first < 64 and sack.sack_bitmap >> first != 0
 
 
 def _opcode(first: bool, last: bool, imm: bool) -> int:
