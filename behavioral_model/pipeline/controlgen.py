@@ -213,7 +213,12 @@ class ControlGenMixin:
             # calls may change what a run-time stack index reads.
             spilled = self.spill_indexes(lhs)
         self.module.lines.extend(pre)
-        self.store(lhs, self.copy_if_composite(value, rhs))
+        if not isinstance(strip(lhs.type), StructLike | StackT) or self.is_union_member(lhs):
+            value = self.copy_if_composite(value, rhs)
+        # else store() copies field by field into the target (`_set`): a copy made
+        # first would be a second one. Value semantics hold: no value of a type can
+        # be part of another value of the same type, so the two never overlap.
+        self.store(lhs, value)
         for key in spilled:
             del self.overrides[key]
 
@@ -256,9 +261,9 @@ class ControlGenMixin:
             self.w.line(f"if {tmp}._valid:")
             with self.w.indent():
                 union = self.expr(lhs.base)
-                for f, ft in strip(lhs.base.type).fields:
+                for f, _ in strip(lhs.base.type).fields:
                     if f != lhs.member:
-                        self.w.line(f"{union}.{py_name(f)}._set({self.values.default_expr(ft)})")
+                        self.w.line(f"{union}.{py_name(f)}._clear()")
         elif isinstance(t, StructLike | StackT):
             self.w.line(f"{target}._set({value})")
         else:
@@ -350,13 +355,13 @@ class ControlGenMixin:
             if self.is_union_member(recv) and name == "setValid":
                 # Spec 8.20: making one member of a header union valid invalidates the others.
                 union = self.expr(recv.base)
-                for f, ft in strip(recv.base.type).fields:
+                for f, _ in strip(recv.base.type).fields:
                     if f != recv.member:
-                        self.w.line(f"{union}.{py_name(f)}._set({self.values.default_expr(ft)})")
+                        self.w.line(f"{union}.{py_name(f)}._clear()")
             if name == "setValid":
                 self.w.line(f"{code}._valid = True")
             else:
-                self.w.line(f"{code}._set({self.values.default_expr(strip(recv.type))})")
+                self.w.line(f"{code}._clear()")
         elif name in ("push_front", "pop_front"):
             count = evaluate(target.args[0])
             self.w.line(f"_{name}({self.expr(recv)}, {count})")
@@ -436,7 +441,7 @@ class ControlGenMixin:
         if composite and by_ref and not isinstance(a, ast.DontCareExpr):
             target = self.expr(a)
             if p.direction == "out":
-                self.w.line(f"{target}._set({self.values.default_expr(t)})")
+                self.w.line(f"{target}._clear()")
             self.env[id(p)] = target
             return None
         name = self.module.fresh(p.name)

@@ -272,9 +272,9 @@ class ParserGenMixin:
                 return f"{stack}.elems[{stack}.next_index]"
         if self.is_union_member(target):  # type: ignore[attr-defined]
             union = self.expr(target.base)  # type: ignore[attr-defined]
-            for f, ft in strip(target.base.type).fields:
+            for f, _ in strip(target.base.type).fields:
                 if f != target.member:
-                    self.w.line(f"{union}.{py_name(f)}._set({self.values.default_expr(ft)})")
+                    self.w.line(f"{union}.{py_name(f)}._clear()")
         return self.expr(target)  # type: ignore[attr-defined]
 
     def after_extract(self, target: ast.Expression) -> None:

@@ -50,7 +50,7 @@ def push_front(stack: HeaderStack, count: int) -> None:
         if i >= count:
             elems[i]._set(elems[i - count])
         else:
-            elems[i]._set(type(elems[i])())
+            elems[i]._clear()
     stack.next_index = min(stack.next_index + count, size)
 
 
@@ -62,7 +62,7 @@ def pop_front(stack: HeaderStack, count: int) -> None:
         if i + count < size:
             elems[i]._set(elems[i + count])
         else:
-            elems[i]._set(type(elems[i])())
+            elems[i]._clear()
     stack.next_index = max(stack.next_index - count, 0)
 
 

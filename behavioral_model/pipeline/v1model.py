@@ -265,11 +265,17 @@ class V1ModelDevice(CompiledDevice):
             return jobs, (data, port, RESUBMIT, kept, None)
         if sm.mcast_grp:
             replicas = self.state.pre.get_group(sm.mcast_grp) or ()
-            for r in replicas:
-                copy_sm = sm._copy()
-                jobs.append(EgressJob(r.egress_port, hdr._copy(), meta._copy(), copy_sm,
-                                      pk.payload, REPLICATION, r.rid, sm.priority,
-                                      pk.for_copy(copy_sm)))
+            last = len(replicas) - 1
+            priority = sm.priority
+            for i, r in enumerate(replicas):
+                # Every replica but the last gets copies; the last takes the packet's
+                # own structs, which nothing uses after ingress (one copy fewer).
+                if i == last:
+                    r_hdr, r_meta, r_sm = hdr, meta, sm
+                else:
+                    r_hdr, r_meta, r_sm = hdr._copy(), meta._copy(), sm._copy()
+                jobs.append(EgressJob(r.egress_port, r_hdr, r_meta, r_sm, pk.payload,
+                                      REPLICATION, r.rid, priority, pk.for_copy(r_sm)))
         elif sm.egress_spec == DROP_PORT:
             pass
         else:

@@ -55,6 +55,12 @@ class HeaderStack:
             mine._set(theirs)
         self.next_index = other.next_index
 
+    def _clear(self) -> None:
+        """Back to the zero value (every element invalid), in place."""
+        for elem in self.elems:
+            elem._clear()
+        self.next_index = 0
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HeaderStack) and self.elems == other.elems
 
@@ -124,17 +130,24 @@ class ValueFactory:
         init = [f"        {line}" for line in self._fill_lines(t, "self", ns, temps)]
         copy_lines = [f"        {line}"
                       for line in self._copy_fields(t, "self", "n", ns, temps, slots)]
-        set_lines = []
+        set_lines, clear_lines = [], []
         for f in slots:
             ft = dict(fields).get(f)
             composite = ft is not None and isinstance(_strip(ft), StructLike | StackT)
             set_lines.append(f"        self.{f}._set(o.{f})" if composite
                              else f"        self.{f} = o.{f}")
+            # _clear: the zero value in place, without building one to copy from
+            # (setInvalid, an `out` parameter, a header union's other members).
+            zero = ("False" if f == "_valid" else "0" if ft is None
+                    else self.default_expr(ft))
+            clear_lines.append(f"        self.{f}._clear()" if composite
+                               else f"        self.{f} = {zero}")
         src = [f"class {name}:", f"    __slots__ = {tuple(slots)!r}", "    def __init__(self):"]
         src += init or ["        pass"]
         src += ["    def _copy(self):", f"        n = {name}.__new__({name})"]
         src += copy_lines + ["        return n", "    def _set(self, o):"]
         src += set_lines or ["        pass"]
+        src += ["    def _clear(self):"] + (clear_lines or ["        pass"])
         eq_fields = [f for f, _ in fields]
         if is_header:
             src += ["    def __eq__(self, o):",
