@@ -9,14 +9,22 @@ is reachable another way during the call. A parser or control body sees only its
 parameters and locals, so that can only happen through another argument of the same
 call that overlaps it, one of the two being written. Actions and functions may also
 reach their control's parameters and locals: their composite arguments are copied.
+
+For the same reason (and a function declared at top level sees only its own
+parameters too), an argument of a control application or of a top-level function call
+that is a variable of the caller (a Python local of the generated code) may be the
+parameter itself, whatever its type (``direct_bindings``): no copy in, no copy out,
+which is most of the cost of a small control or function applied several times.
 """
 
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
+from ..frontend.types import BitT, BoolT, EnumT, strip_newtype
 
 ANY = object()  # a run-time index (or a stack's next/last): may be any element
 
@@ -64,3 +72,52 @@ def by_reference(params: list[ast.Parameter], args: list[Any]) -> set[int]:
                 and _overlap(path, other) for j, other in enumerate(paths)):
             safe.add(i)
     return safe
+
+
+def direct_bindings(params: list[ast.Parameter], args: list[Any], body: Any) -> set[int]:
+    """Indexes of the parameters of an inlined control or top-level function (``body``:
+    its declaration or body) that may be bound to their argument, a variable of the
+    caller, itself: ``inout`` ones (the caller sees the writes at once instead of at
+    the copy-out, which nothing can tell apart: the callee reaches the variable through
+    no other name) and ``in`` scalars the callee never writes. No other argument may
+    overlap it where either is written."""
+    safe = by_reference(params, args)
+    out = set()
+    for i, (p, a) in enumerate(zip(params, args, strict=False)):
+        if i not in safe or not isinstance(a, ast.PathExpr) or a.decl is None:
+            continue
+        if not isinstance(a.decl, ast.VariableDecl | ast.Parameter):
+            continue
+        if p.direction == "inout" or (
+                p.direction == "in"
+                and isinstance(strip_newtype(p.type_ref.resolved), BitT | BoolT | EnumT)
+                and not _may_write(body, id(p))):
+            out.add(i)
+    return out
+
+
+# Fields of AST nodes that point back into the tree (declarations, types), not down.
+_NOT_CHILDREN = frozenset(("decl", "target", "type", "type_ref", "resolved", "loc"))
+
+
+def _may_write(node: Any, decl_id: int) -> bool:
+    """Whether ``node`` may write the variable ``decl_id``: assigned to, or named in
+    any call at all (an argument or the receiver), conservatively."""
+    if isinstance(node, ast.AssignmentStatement):
+        path = storage_path(node.lhs)
+        if path is not None and path[0] == decl_id:
+            return True
+    if isinstance(node, ast.MethodCallExpr):
+        named = [a.value if isinstance(a, ast.Argument) else a for a in node.args]
+        if isinstance(node.func, ast.MemberExpr):
+            named.append(node.func.base)
+        for e in named:
+            path = storage_path(e) if isinstance(e, ast.Expression) else None
+            if path is not None and path[0] == decl_id:
+                return True
+    if isinstance(node, list):
+        return any(_may_write(x, decl_id) for x in node)
+    if not is_dataclass(node):
+        return False
+    return any(_may_write(getattr(node, f.name), decl_id) for f in fields(node)
+               if f.name not in _NOT_CHILDREN)

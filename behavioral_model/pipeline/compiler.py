@@ -72,6 +72,8 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternG
         self.helpers: list[str] = []
         self.top_actions = {id(d) for d in checked.program.decls
                             if isinstance(d, ast.ActionDecl)}
+        self.top_functions = {id(d) for d in checked.program.decls
+                              if isinstance(d, ast.FunctionDecl)}
         self.block: BlockInstance = BlockInstance(None, "")
         self.return_vars: list[str] = []
         self.loops: list[tuple[str, str]] = []

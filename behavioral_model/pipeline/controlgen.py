@@ -21,7 +21,7 @@ from ..frontend.naming import (
     table_property_instance,
 )
 from ..frontend.types import ActionRunT, BitT, BoolT, HeaderUnionT, StackT, StructLike
-from .aliasing import by_reference
+from .aliasing import by_reference, direct_bindings
 from .exprgen import strip
 from .values import py_name
 
@@ -56,6 +56,7 @@ class ControlGenMixin:
     checked: Any
     block: BlockInstance
     top_actions: set[int]
+    top_functions: set[int]
     return_vars: list[str]
     loops: list[tuple[str, str]]  # (break flag, return flag) of the enclosing loops
 
@@ -374,7 +375,9 @@ class ControlGenMixin:
         """Inline a function body; its `return v` stores v and leaves the wrapper loop."""
         target = call.target
         decl: ast.FunctionDecl = target.decl
-        copies = self.bind_params(target.params, target.args)
+        direct = (direct_bindings(target.params, target.args, decl.body)
+                  if id(decl) in self.top_functions else set())
+        copies = self.bind_params(target.params, target.args, direct=direct)
         ret = self.module.fresh(f"ret_{decl.name}")
         self.w.line(f"{ret} = {self.values.default_expr(call.type)}")
         self.return_vars.append(ret)
@@ -422,16 +425,22 @@ class ControlGenMixin:
         finally:
             self.loops = saved
 
-    def bind_param(self, p: ast.Parameter, a: ast.Expression | None, by_ref: bool = False
-                   ) -> tuple[ast.Expression, str] | None:
+    def bind_param(self, p: ast.Parameter, a: ast.Expression | None, by_ref: bool = False,
+                   direct: bool = False) -> tuple[ast.Expression, str] | None:
         """Bind a callee parameter to its argument (spec 6.8: copy-in/copy-out).
 
         The parameter becomes a local: a copy of an `in`/`inout` argument, the default
         value (headers invalid) for `out`. The returned (argument, local) pair is for
         `copy_out` after the body, in parameter order. With `by_ref` (see aliasing) a
         header, struct or stack parameter is the argument itself: the callee writes
-        through, an `out` one is reset first."""
+        through, an `out` one is reset first. With `direct` (``direct_bindings``) the
+        parameter is the caller's variable itself, whatever its type."""
         t = p.type_ref.resolved
+        if direct and a is not None:
+            code = self.expr(a)
+            if code.isidentifier():
+                self.env[id(p)] = code
+                return None
         if a is None:
             name = self.module.fresh(p.name)
             self.w.line(f"{name} = {self.values.default_expr(t)}")
@@ -460,10 +469,12 @@ class ControlGenMixin:
         return None
 
     def bind_params(self, params: list[ast.Parameter], args: list[Any],
-                    by_ref: set[int] | None = None) -> list[tuple[ast.Expression, str]]:
+                    by_ref: set[int] | None = None, direct: set[int] | None = None
+                    ) -> list[tuple[ast.Expression, str]]:
         copies = []
         for i, (p, a) in enumerate(zip(params, args, strict=False)):
-            copy = self.bind_param(p, a, by_ref is not None and i in by_ref)
+            copy = self.bind_param(p, a, by_ref is not None and i in by_ref,
+                                   direct is not None and i in direct)
             if copy is not None:
                 copies.append(copy)
         return copies
@@ -505,7 +516,8 @@ class ControlGenMixin:
             self.inline_subparser(decl, call, child)  # type: ignore[attr-defined]
             return
         copies = self.bind_params(decl.params, target.args,
-                                  by_reference(decl.params, target.args))
+                                  by_reference(decl.params, target.args),
+                                  direct_bindings(decl.params, target.args, decl))
         built = child.inst if isinstance(child.inst, ast.InstantiationDecl
                                          | ast.ConstructorCallExpr) else None
         for p, a in zip(decl.constructor_params, built.args if built else [], strict=False):
