@@ -11,6 +11,7 @@ from .constness import directionless_params, is_compile_time_known
 from .errors import P4TypeError
 from .inference import check_dont_care_args, check_inferred, check_param_type, check_widths
 from .midendcheck import EXTERN_CALLS, nested_out_argument
+from .naming import iter_nodes
 from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -345,15 +346,32 @@ class CallChecker:
                     raise P4TypeError(f"{expr_text(arg)}: cannot infer a type for the struct "
                                       f"initializer given for {pt.name} in {what}; cast it "
                                       "to a struct type", arg.loc)
-                bindings[pt.name] = at
-                return
+                if bound is None or isinstance(at, TypeVar | DontCareT) or at == bound:
+                    bindings[pt.name] = at
+                    return
+                # Bound to a type variable of the caller (`control c<T>`): that T is one
+                # unknown type, which no other type converts to.
+                raise P4TypeError(f"type mismatch in {what}: {at} does not convert to "
+                                  f"{bound}, a type parameter of the enclosing declaration",
+                                  arg.loc)
             pt = bound
         if isinstance(pt, TupleT) and isinstance(at, TupleT):
             if len(pt.elems) != len(at.elems):
                 raise P4TypeError(f"type mismatch in {what}: expected {pt}, got {at}", arg.loc)
+            if isinstance(arg, ast.ListExpr):
+                # `{a, b}` for tuple<T, U>: each element binds or converts to its type.
+                for pe, elem in zip(pt.elems, arg.elems, strict=True):
+                    self._unify(pe, elem, elem.type, bindings, what)
             return
         if isinstance(pt, DontCareT):
             return
+        if isinstance(pt, ExternT) and isinstance(at, ExternT) and pt.decl is at.decl and \
+                len(pt.type_args) == len(at.type_args):
+            for p, a in zip(pt.type_args, at.type_args, strict=True):
+                if isinstance(p, TypeVar) and p.name not in bindings:
+                    # `register<T>` given a `register<bit<8>>` (or one of the caller's
+                    # own `register<U>`) fixes T.
+                    bindings[p.name] = a
         if isinstance(pt, ExternT) and isinstance(at, ExternT) and pt.decl is at.decl and \
                 any(isinstance(p, DontCareT) for p in pt.type_args) and \
                 len(pt.type_args) == len(at.type_args) and all(
@@ -361,6 +379,16 @@ class CallChecker:
                     for p, a in zip(pt.type_args, at.type_args, strict=True)):
             # A don't-care type argument matches any: `Hash<_>` takes every Hash (TNA's
             # ActionSelector).
+            return
+        if isinstance(pt, PackageT) and isinstance(at, PackageT) and pt.decl is at.decl and \
+                pt.type_args and len(pt.type_args) == len(at.type_args):
+            for p, a in zip(pt.type_args, at.type_args, strict=True):
+                p = bindings.get(p.name, p) if isinstance(p, TypeVar) else p
+                if isinstance(p, TypeVar):
+                    bindings.setdefault(p.name, a)
+                elif not isinstance(p, DontCareT) and p != a and str(p) != str(a):
+                    raise P4TypeError(f"type mismatch in {what}: {pt.name} with type "
+                                      f"argument {a} given where {p} is expected", arg.loc)
             return
         if isinstance(pt, ParserT | ControlT) and type(at) is type(pt):
             self._match_block(pt, at, bindings, arg, what)
@@ -475,6 +503,27 @@ class CallChecker:
             bindings = dict(zip(decl.type_params, getattr(t, "type_args", ()), strict=False))
             self._bind_args(fake, decl.params, scope, bindings, decl.name, kind="constructor",
                             type_params=set(decl.type_params))
+            named = [{n.name for n in iter_nodes(p.type_ref) if isinstance(n, ast.NamedTypeRef)}
+                     for p in decl.params]
+            given = set().union(*(n for n, a in zip(named, fake.target.args, strict=True)
+                                  if a is not None))
+            defaulted = set().union(*(n for n, a, p in zip(named, fake.target.args, decl.params,
+                                                            strict=True)
+                                      if a is None and p.default is not None))
+            unbound = [tp for tp in decl.type_params
+                       if tp in defaulted and tp not in bindings and tp not in given]
+            if unbound:
+                # p4c: a parameter's default value does not fix the package's type
+                # arguments; some argument must.
+                raise P4TypeError(f"{decl.name}: could not infer a type for type variable "
+                                  f"{unbound[0]}; give the type arguments, e.g. "
+                                  f"{decl.name}<...>(...)", node.loc)
+            inferred = tuple(bindings.get(tp) for tp in decl.type_params)
+            if decl.type_params and not getattr(t, "type_args", ()) and all(
+                    a is not None and not isinstance(a, TypeVar | DontCareT) for a in inferred):
+                # The instance's type carries what its arguments fixed, for a package
+                # that takes it (`Switch<tuple<>>(ig1)` needs ig1 an Ingress<tuple<>>).
+                return PackageT(t.name, decl, type_args=inferred)
             return t
         raise P4TypeError(f"cannot instantiate {t}", node.loc)
 

@@ -10,8 +10,9 @@ from . import ast
 from .consteval import NotConstant, evaluate
 from .errors import P4TypeError
 from .midendcheck import EXTERN_CALLS
+from .printer import expr_text
 from .scope import Scope
-from .types import ActionRunT, BitT, BoolT, EnumT, ErrorT, TupleT, Type, VoidT
+from .types import ActionRunT, BitT, BoolT, EnumT, ErrorT, TupleT, Type, TypeVar, VoidT
 
 
 class StatementChecks:
@@ -137,7 +138,12 @@ class StatementChecks:
             return
         if expected is None or isinstance(expected, VoidT):
             raise P4TypeError("return with a value outside a function", stmt.loc)
-        self.exprs.check(stmt.value, scope, expected)
+        vt = self.exprs.check(stmt.value, scope, expected)
+        if isinstance(expected, TypeVar) and not (
+                isinstance(vt, TypeVar) and vt.name == expected.name):
+            # Inside `T f<T>(...)` T is any type: only a value of type T converts to it.
+            raise P4TypeError(f"return {expr_text(stmt.value)}: a value of type {vt} cannot "
+                              f"be returned as {expected}", stmt.value.loc)
 
     def _switch(self, stmt: ast.SwitchStatement, scope: Scope) -> None:
         if self._in_action:
