@@ -20,6 +20,7 @@ import toolchain
 from behavioral_model.frontend.p4info import generate_p4info
 from behavioral_model.frontend.preprocess import preprocess
 from behavioral_model.program import check_source
+from tests.loopback import free_port_base
 
 ROOT = Path(__file__).resolve().parents[1]
 INCLUDE = ROOT / "p4src" / "include"
@@ -29,6 +30,9 @@ TNA = sorted(ROOT.glob("p4src/tna/*.p4"))
 COMPILE_TIMEOUT_S = 900  # p4c-dpdk takes a minute on a quiet machine, far longer on a busy one
 
 CHAIN = toolchain.find()
+SCENARIOS = ROOT / "fabric" / "scenarios"
+SMALL = ROOT / "fabric" / "topologies" / "small.yaml"
+SMALL_DEVICES = 12
 
 
 def _tool(name: str) -> Path:
@@ -118,16 +122,33 @@ def test_ptf_suite_passes_on_simple_switch_grpc(suite: str) -> None:
     assert run.verdict(suite) == "passed", run.output[-3000:]
 
 
+def _on_free_ports(scenario: str, folder: Path) -> Path:
+    """The repository's scenario on a copy of the small fabric whose devices listen on
+    free ports: its own (50000-) are among the kernel's ephemeral ports, which another
+    test's socket may hold, and simple_switch_grpc shares a taken port (SO_REUSEPORT)."""
+    folder.mkdir(parents=True)
+    topology = folder / "small.yaml"
+    topology.write_text(SMALL.read_text().replace(
+        "port_base: 50000", f"port_base: {free_port_base(SMALL_DEVICES)}"))
+    text = (SCENARIOS / f"{scenario}.yaml").read_text()
+    assert "topology: ../topologies/small.yaml" in text
+    path = folder / f"{scenario}.yaml"
+    path.write_text(text.replace("topology: ../topologies/small.yaml", f"topology: {topology}"))
+    return path
+
+
 def _procs_run_on_bmv2(scenario: str, workdir: Path) -> dict:
     _tool("simple_switch_grpc")
     _tool("p4c-bm2-ss")
     assert CHAIN is not None
+    path = _on_free_ports(scenario, workdir.parent / "scenario")
     proc = subprocess.run(
-        [sys.executable, "-m", "fabric.procs", "run", scenario, "--target", "bmv2", "--json",
+        [sys.executable, "-m", "fabric.procs", "run", str(path), "--target", "bmv2", "--json",
          "--workdir", str(workdir)],
         cwd=ROOT, env=CHAIN.environment(), capture_output=True, text=True, timeout=1200,
         check=False)
     assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
+    assert proc.stdout.startswith("{"), f"exit {proc.returncode}: {proc.stderr[-4000:]}"
     outcome = json.loads(proc.stdout)
     assert outcome["target"] == "bmv2"
     return outcome

@@ -14,6 +14,7 @@ from prometheus_client.registry import Collector
 
 from controller.health import FabricHealth, read_health
 from controller.react import LinkState, Reactor
+from controller.topology import Role
 from protocol import constants as c
 
 from . import catalog as m
@@ -34,11 +35,17 @@ class ControllerCollector(Collector):
 
     def collect(self) -> Iterator[Family]:
         reactor = self.reactor
+        # The sessions' states are taken before the devices are read, so a device
+        # this scrape calls up was up for the whole of its reading: read the other way
+        # round, a device that came up during the reading would show up but unread.
+        sessions = [(name, supervisor.link.target.role, supervisor.state,
+                     supervisor.connections)
+                    for name, supervisor in reactor.supervisors.items()]
         with self._reading:
             started = time.perf_counter()
             health = read_health(reactor.plan, list(reactor.links.values()))
             took = time.perf_counter() - started
-        yield from self._devices(health)
+        yield from self._devices(health, sessions)
         yield from _planes(health)
         yield from _links(health)
         yield from _qps(health)
@@ -51,7 +58,9 @@ class ControllerCollector(Collector):
         duration.add_metric([], took)
         yield duration
 
-    def _devices(self, health: FabricHealth) -> Iterator[Family]:
+    @staticmethod
+    def _devices(health: FabricHealth,
+                 sessions: list[tuple[str, Role, LinkState, int]]) -> Iterator[Family]:
         reachable, state, connections, drops, nic_events = (
             metric.family() for metric in (m.DEVICE_REACHABLE, m.DEVICE_STATE,
                                            m.DEVICE_CONNECTIONS, m.DEVICE_DROPS,
@@ -63,12 +72,11 @@ class ControllerCollector(Collector):
                 drops.add_metric([*labels, reason], count)
             for event, count in sorted(d.events.items()):
                 nic_events.add_metric([d.device, event], count)
-        for name, supervisor in self.reactor.supervisors.items():
-            labels = [name, str(supervisor.link.target.role)]
-            current = supervisor.state
+        for name, role, current, count in sessions:
+            labels = [name, str(role)]
             for each in LinkState:
                 state.add_metric([*labels, str(each)], int(each is current))
-            connections.add_metric(labels, supervisor.connections)
+            connections.add_metric(labels, count)
         yield from (reachable, state, connections, drops, nic_events)
 
     def _evs(self) -> Iterator[Family]:

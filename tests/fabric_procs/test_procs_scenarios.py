@@ -8,44 +8,23 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from fabric.procs.free_ports import port_range
 from fabric.procs.netns import missing_tools
 from fabric.procs.run_cmd import procs_outcome
 from fabric.procs.scenario_run import run_procs_scenario
 from fabric.procs.veth_plan import fabric_id
 from fabric.procs.wiring import fabric_setup
 from fabric.scenario import load_scenario
+from tests.loopback import free_port_base
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "fabric" / "topologies" / "small.yaml"
 DEVICES = 12
-
-
-def free_port_base(count: int) -> int:
-    """The first of ``count`` consecutive free loopback ports (a Clos topology numbers
-    its devices' ports from a base)."""
-    low, high = port_range() or (21000, 40000)
-    for base in range(low, high - count, 97):
-        socks = []
-        try:
-            for port in range(base, base + count):
-                sock = socket.socket()
-                socks.append(sock)
-                sock.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for sock in socks:
-                sock.close()
-    raise AssertionError("no free ports")
 
 
 # What each kind of test scenario checks (the simulator's scenario files' checks).
