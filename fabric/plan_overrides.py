@@ -12,6 +12,9 @@ any plan, over P4Runtime, so no device is configured behind its back.
   T1 of the given index among the T1s cabled to both ends' T0s on that plane.
 * ``no_trimming``: the switches get no ``trim_config`` entry, so no packet is trim
   eligible and a full queue drops its tail (the RoCE baseline: RoCE has no trimming).
+* ``ecn_to_nics``: the switches' NIC-facing ports mark ECN as their fabric-facing ones
+  do (the RoCE baseline: DCQCN's switches mark every port of the lossless class, the
+  last hop of an incast too; MRC's leave it to trimming).
 * ``ecmp_pins``: every QP's slot 0 on the T1 a hash of its name and QPNs picks, as ECMP
   hashes a flow's 5-tuple (the QPN is in it through the UDP source port RoCE NICs
   derive from it): several QPs hash to the same T1 as often as chance has it.
@@ -37,6 +40,7 @@ class OverriddenPlan(FabricPlan):
     # (QP, T1 index of each slot), a tuple so that the plan stays hashable
     pins: tuple[tuple[str, tuple[int, ...]], ...] = ()
     no_trimming: bool = False
+    ecn_to_nics: bool = False
 
     def device_entities(self, name: str, topped_up: TopUps | None = None) -> list[Entity]:
         """The device's planned entities with the overrides applied."""
@@ -44,6 +48,8 @@ class OverriddenPlan(FabricPlan):
         if self.no_trimming:
             entities = [e for e in entities
                         if not (isinstance(e, TableEntry) and e.table == n.TRIM_CONFIG)]
+        if self.ecn_to_nics:
+            entities = [self._marking(e) for e in entities]
         sides = self.qp_sides.get(name, ())
         for qp, side in sides:
             index = qp.ends[side].qp_index
@@ -54,6 +60,13 @@ class OverriddenPlan(FabricPlan):
                 entities = [s for e in entities
                             if (s := _single_path(e, index)) is not None]
         return entities
+
+    def _marking(self, entity: Entity) -> Entity:
+        if not (isinstance(entity, TableEntry) and entity.action == n.DISABLE_ECN_MARKING):
+            return entity
+        return entity._replace(action=n.SET_ECN_THRESHOLDS,
+                               params=(("low", self.fabric.ecn_low),
+                                       ("high", self.fabric.ecn_high)))
 
     def _pinned(self, entity: Entity, qp: QpDecl, side: int, index: int,
                 pin: Sequence[int]) -> Entity:
@@ -75,11 +88,11 @@ class OverriddenPlan(FabricPlan):
 
 def override(plan: FabricPlan, single_path: Sequence[str] = (),
              pins: Mapping[str, Sequence[int]] | None = None,
-             no_trimming: bool = False) -> OverriddenPlan:
+             no_trimming: bool = False, ecn_to_nics: bool = False) -> OverriddenPlan:
     return OverriddenPlan(fabric=plan.fabric, usids=plan.usids, qp_sides=plan.qp_sides,
                           single_path=frozenset(single_path),
                           pins=tuple((qp, tuple(t1s)) for qp, t1s in (pins or {}).items()),
-                          no_trimming=no_trimming)
+                          no_trimming=no_trimming, ecn_to_nics=ecn_to_nics)
 
 
 def ecmp_pins(plan: FabricPlan, seed: int) -> dict[str, list[int]]:

@@ -167,7 +167,8 @@ def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
         pins = {**ecmp_pins(plan, scenario.seed), **scenario.pin} if kind == "roce" \
             else scenario.pin
         return _build_and_run(scenario, mode, only,
-                              override(plan, single, pins, no_trimming=kind == "roce"),
+                              override(plan, single, pins, no_trimming=kind == "roce",
+                                       ecn_to_nics=kind == "roce"),
                               progress, roce=kind == "roce")
 
 
