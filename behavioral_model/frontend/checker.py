@@ -14,7 +14,7 @@ from typing import Any
 from . import ast
 from .annotcheck import check_structured_names
 from .callcheck import CallChecker
-from .consteval import NotConstant, evaluate
+from .consteval import NotConstant, evaluate_composite
 from .constness import is_compile_time_known
 from .declcheck import (
     always_returns,
@@ -221,7 +221,7 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
         t = self.exprs.resolver.resolve(decl.type_ref, scope)
         self.exprs.check(decl.value, scope, t)
         try:
-            evaluate(decl.value)
+            evaluate_composite(decl.value)
         except NotConstant:
             raise P4TypeError(f"initializer of constant '{decl.name}' is not a compile-time "
                               "constant", decl.value.loc) from None

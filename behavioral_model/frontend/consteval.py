@@ -9,11 +9,23 @@ from __future__ import annotations
 from typing import Any
 
 from . import ast
-from .types import BitT, BoolT, EnumT, ErrorT, IntT, Type
+from .types import BitT, BoolT, EnumT, ErrorT, IntT, MatchKindT, StructLike, Type
 
 
 class NotConstant(Exception):
     """The expression depends on run-time values."""
+
+
+class StructValue(dict):
+    """The value of a constant struct or header (`{a = 1, b = 2}`): field name to value."""
+
+
+class TupleValue(tuple):
+    """The value of a constant tuple (`{1, 2}`)."""
+
+
+#: The values of constants of struct, header or tuple type.
+Composite = StructValue | TupleValue
 
 
 def wrap(value: int, t: Type | None) -> int:
@@ -43,10 +55,20 @@ def overflow_warning(value: int, t: BitT) -> str | None:
 
 
 def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
-    """Value of a constant expression: int, bool, str, or ('error', name)/('enum', T, name).
+    """Value of a constant scalar expression: int, bool, str, or ('error', name)/('enum',
+    T, name)/('match_kind', name). A field of a constant struct or an element of a
+    constant tuple counts; the struct or tuple itself does not (see evaluate_composite).
 
     Uses the checker's `type` annotations for widths when present; raises NotConstant.
     """
+    value = evaluate_composite(expr, errors)
+    if isinstance(value, Composite):
+        raise NotConstant("a struct or tuple value")
+    return value
+
+
+def evaluate_composite(expr: ast.Expression, errors: list[str] | None = None) -> Any:
+    """Value of a constant expression, a struct (StructValue) or tuple (TupleValue) too."""
     t = expr.type
     if isinstance(expr, ast.IntLiteral):
         return wrap(expr.value, t if t is not None else _literal_type(expr))
@@ -57,9 +79,11 @@ def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
     if isinstance(expr, ast.PathExpr):
         decl = expr.decl
         if isinstance(decl, ast.ConstDecl):
-            return wrap(_as_int(evaluate(decl.value, errors)), t) if isinstance(
+            return wrap(_as_int(evaluate_composite(decl.value, errors)), t) if isinstance(
                 t, BitT
-            ) else evaluate(decl.value, errors)
+            ) else evaluate_composite(decl.value, errors)
+        if isinstance(t, MatchKindT):
+            return ("match_kind", expr.name)
         raise NotConstant(expr.name)
     if isinstance(expr, ast.MemberExpr) and names_type(expr.base):
         if isinstance(t, ErrorT):
@@ -70,14 +94,14 @@ def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
             return ("enum", t.name, expr.member)
         raise NotConstant(expr.member)
     if isinstance(expr, ast.CastExpr):
-        inner = evaluate(expr.expr, errors)
+        inner = evaluate_composite(expr.expr, errors)
         if isinstance(t, BoolT):
             return bool(_as_int(inner))
         if isinstance(t, BitT):
             return wrap(_as_int(inner), t)
         return inner
     if isinstance(expr, ast.UnaryExpr):
-        v = evaluate(expr.operand, errors)
+        v = evaluate_composite(expr.operand, errors)
         if expr.op == "!":
             return not v
         if expr.op == "-":
@@ -89,22 +113,47 @@ def evaluate(expr: ast.Expression, errors: list[str] | None = None) -> Any:
                 return wrap(~_as_int(v), t)
             raise NotConstant("~ on int")
     if isinstance(expr, ast.BinaryExpr):
-        return _binary(expr, evaluate(expr.left, errors), evaluate(expr.right, errors), t)
+        return _binary(expr, evaluate_composite(expr.left, errors),
+                       evaluate_composite(expr.right, errors), t)
     if isinstance(expr, ast.TernaryExpr):
-        c = evaluate(expr.cond, errors)
-        chosen = evaluate(expr.then if c else expr.else_, errors)
+        c = evaluate_composite(expr.cond, errors)
+        chosen = evaluate_composite(expr.then if c else expr.else_, errors)
         # An untyped branch takes the width of the whole expression.
         return wrap(chosen, t) if isinstance(chosen, int) and not isinstance(
             chosen, bool) else chosen
     if isinstance(expr, ast.SliceExpr):
-        v = _as_int(evaluate(expr.base, errors))
-        hi, lo = _as_int(evaluate(expr.hi)), _as_int(evaluate(expr.lo))
+        v = _as_int(evaluate_composite(expr.base, errors))
+        hi = _as_int(evaluate_composite(expr.hi, errors))
+        lo = _as_int(evaluate_composite(expr.lo, errors))
         return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
     if isinstance(expr, ast.MethodCallExpr):
         value = getattr(expr.target, "const_value", None)
         if value is not None:
             return wrap(value, t)
+    if isinstance(expr, ast.ListExpr | ast.StructInitExpr):
+        return _composite(expr, errors)
+    if isinstance(expr, ast.MemberExpr):
+        base = evaluate_composite(expr.base, errors)
+        if isinstance(base, StructValue) and expr.member in base:
+            return base[expr.member]
+    if isinstance(expr, ast.IndexExpr):
+        base = evaluate_composite(expr.base, errors)
+        index = _as_int(evaluate_composite(expr.index, errors))
+        if isinstance(base, TupleValue) and 0 <= index < len(base):
+            return base[index]
     raise NotConstant(type(expr).__name__)
+
+
+def _composite(expr: ast.ListExpr | ast.StructInitExpr, errors: list[str] | None) -> Composite:
+    """`{...}` of constants: a struct's fields by name (a list initializer of a struct type
+    names them in declaration order), or a tuple's elements."""
+    t = expr.type
+    if isinstance(expr, ast.StructInitExpr):
+        return StructValue((name, evaluate_composite(e, errors)) for name, e in expr.fields)
+    values = [evaluate_composite(e, errors) for e in expr.elems]
+    if isinstance(t, StructLike) and len(t.fields) == len(values):
+        return StructValue(zip([name for name, _ in t.fields], values, strict=True))
+    return TupleValue(values)
 
 
 def names_type(base: ast.Expression) -> bool:
@@ -137,6 +186,9 @@ def _binary(expr: ast.BinaryExpr, a: Any, b: Any, t: Type | None) -> Any:
     if op == "||":
         return bool(a) or bool(b)
     if op in ("==", "!="):
+        if isinstance(a, StructValue) or isinstance(b, StructValue):
+            # p4c folds the comparison of constant tuples, not of constant structs.
+            raise NotConstant("comparison of structs")
         return (a == b) == (op == "==")
     a_i, b_i = _as_int(a), _as_int(b)
     lt = expr.left.type

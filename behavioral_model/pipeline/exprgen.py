@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..frontend import ast
-from ..frontend.consteval import NotConstant, evaluate, names_type
+from ..frontend.consteval import (
+    Composite,
+    NotConstant,
+    evaluate,
+    evaluate_composite,
+    names_type,
+)
 from ..frontend.errors import P4TypeError
 from ..frontend.types import (
     ActionRunT,
@@ -116,6 +122,8 @@ class ExprGenMixin:
     def _path(self, e: ast.PathExpr) -> str:
         decl = e.decl
         if isinstance(decl, ast.ConstDecl):
+            if isinstance(evaluate_composite(decl.value), Composite):
+                return self.expr(decl.value)  # a struct or tuple: built as its initializer
             # evaluate(e), not the declared value: an untyped constant used as bit<W>
             # is truncated to W bits (e.type), as p4c converts it.
             return self.literal(evaluate(e), decl.type_ref.resolved)
