@@ -62,14 +62,14 @@ QUICK_RING_WHY = ("holds at full size (38 % of line rate) but the --quick ring i
 A2A_WHY = ("every receiver is a 7 -> 1 incast: MRC's trims at the last hop make the host "
            "declare losses where none happened (full size: 956 trims, 3,849 "
            "retransmissions, 295 EVs retired; issue 16's loss detection), where lossless "
-           "RoCE queues; MRC at 58 % of RoCE (full size), 98 % (--quick)")
+           "RoCE queues; MRC at 59 % of RoCE (full size), 99 % (--quick)")
 
 # fig18-21: MRC runs NSCC (fig18-21.yaml); the victim keeps 84 % of its solo goodput at
-# full size (48 % without NSCC), 71 % at --quick (28 %). The incast's first windows queue
+# full size (48 % without NSCC), 60 % at --quick (28 %). The incast's first windows queue
 # at the spines' downlinks it shares; and under the last-hop trims the host's loss
 # detection reports losses where no packet was lost, so most incast QPs crawl on
 # restored EVs (issue 16's loss detection): measured, not yet resolved.
-INCAST_WHY = ("with NSCC the victim keeps 84 % of its solo goodput (full size; 71 % at "
+INCAST_WHY = ("with NSCC the victim keeps 84 % of its solo goodput (full size; 60 % at "
               "--quick): the incast's first windows queue at the spines' downlinks it "
               "shares, and the host reports losses under last-hop trims where no packet "
               "was lost (issue 16's loss detection)")
