@@ -97,3 +97,81 @@ def test_parameters_bound_to_caller_variables_keep_copy_in_copy_out(x0: int) -> 
     assert out.data[12:14] == bytes([n, x])  # type: nested's n, add_both's return
     # tag: setInvalid then setValid zeroes its fields; spare kept the copy taken before
     assert out.data[14:18] == bytes([0, 0, 0x11, 0x22])
+
+
+SHARED = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header tag_t { bit<8> a; bit<8> b; }
+struct inner_t { tag_t t; }
+struct headers_t { eth_t eth; tag_t never; tag_t made; inner_t inner; }
+struct meta_t { tag_t scratch; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Touch(inout tag_t t) { apply { t.b = t.b + 2; } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    Touch() touch;
+    apply {
+        // writes into headers no packet ever makes valid: each packet must start from
+        // zero again, whatever the packet before it wrote
+        hdr.never.a = hdr.never.a + 1;
+        meta.scratch.b = meta.scratch.b + 3;
+        hdr.inner.t.a = hdr.inner.t.a + 4;
+        touch.apply(hdr.inner.t);
+        headers_t copy = hdr;
+        copy.never.b = 9;
+        hdr.made = hdr.never;
+        hdr.made.setValid();
+        hdr.eth.type = hdr.never.a ++ meta.scratch.b;
+        hdr.eth.src[15:0] = hdr.inner.t.a ++ hdr.inner.t.b;
+        std.egress_spec = 1;
+    }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply { pkt.emit(hdr.eth); pkt.emit(hdr.made); }
+}
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+def _all_zero(header: object) -> bool:
+    return all(not getattr(header, slot) for slot in type(header).__slots__)
+
+
+def test_headers_of_structs_start_at_zero_in_every_packet() -> None:
+    """A struct's header starts as its type's shared zero (values.py); writes into it,
+    also through a copy of the struct or a control's parameter, go to a header of the
+    struct's own, never into the zero the next packet starts from."""
+    program = load_program_text(SHARED, "shared.p4")
+    device = program.new_device()
+    frame = bytes(14)
+    for _ in range(3):
+        (out,) = device.process(frame, 0)
+        assert out.data[10:14] == bytes([4, 2, 1, 3])  # src[15:0], type: one write each
+        assert out.data[14:16] == bytes([1, 0])  # made: a copy of never, then valid
+    for cls in program.compiled.values.classes().values():
+        zero = getattr(cls, "_zero", None)
+        if zero is not None:
+            assert _all_zero(zero), f"{cls.p4_type.name}'s shared zero was written"
+
+
+def test_owned_gives_a_struct_its_own_header() -> None:
+    from behavioral_model.pipeline.values import owned
+
+    program = load_program_text(SHARED, "shared.p4")
+    headers = program.compiled.values.class_for(program.compiled.headers_type)
+    a, b = headers(), headers()
+    assert a.never is b.never  # both the shared zero
+    own = owned(a, "never")
+    own.a = 7
+    assert a.never is own and b.never.a == 0 and owned(a, "never") is own

@@ -251,8 +251,17 @@ class ControlGenMixin:
                 with self.w.indent():
                     self.w.line("pk.stack_error()")
                 return
-        target = self.expr(lhs)
         t = strip(lhs.type)
+        zero = self.shared_zero(lhs)
+        if zero is not None and self.w.claim(target := self.expr(lhs)):
+            # a whole header into a struct's shared zero one: a copy of the value is
+            # the struct's own header at once
+            self.own(lhs.base)
+            self.w.line(f"if {target} is {zero}: {target} = {value}._copy()")
+            self.w.line(f"else: {target}._set({value})")
+            return
+        self.own(lhs)
+        target = self.expr(lhs)
         if self.is_union_member(lhs):
             # Spec 8.20: a member made valid by the assignment invalidates the others
             # (BMv2: a header union has at most one valid member).
@@ -359,8 +368,12 @@ class ControlGenMixin:
                 for f, _ in strip(recv.base.type).fields:
                     if f != recv.member:
                         self.w.line(f"{union}.{py_name(f)}._clear()")
+            zero = self.shared_zero(recv)
             if name == "setValid":
+                self.own(recv)
                 self.w.line(f"{code}._valid = True")
+            elif zero is not None:  # a shared zero is invalid and zero already
+                self.w.line(f"if {code} is not {zero}: {code}._clear()")
             else:
                 self.w.line(f"{code}._clear()")
         elif name in ("push_front", "pop_front"):
@@ -448,6 +461,7 @@ class ControlGenMixin:
             return None
         composite = isinstance(strip(t), StructLike | StackT)
         if composite and by_ref and not isinstance(a, ast.DontCareExpr):
+            self.own(a)  # the callee may write through it
             target = self.expr(a)
             if p.direction == "out":
                 self.w.line(f"{target}._clear()")

@@ -58,11 +58,22 @@ class Module:
 
 
 class Writer:
-    """Indented line writer into a module."""
+    """Indented line writer into a module. ``owned`` holds, per open block, the
+    expressions whose shared zero header (values.py) code already written at that
+    block or an enclosing one has replaced: on every path to the next line they hold a
+    header of their own, which stays theirs (nothing stores a shared zero back)."""
 
     def __init__(self, module: Module) -> None:
         self.module = module
         self.level = 0
+        self.owned: list[set[str]] = [set()]
+
+    def claim(self, code: str) -> bool:
+        """Whether ``code``'s header still needs the check (then it is recorded)."""
+        if code in self.owned[-1]:
+            return False
+        self.owned[-1].add(code)
+        return True
 
     def line(self, text: str) -> None:
         self.module.lines.append("    " * self.level + text)
@@ -70,6 +81,7 @@ class Writer:
     @contextmanager
     def indent(self) -> Iterator[None]:
         self.level += 1
+        self.owned.append(set(self.owned[-1]))
         start = len(self.module.lines)
         try:
             yield
@@ -77,3 +89,4 @@ class Writer:
             if len(self.module.lines) == start:
                 self.module.lines.append("    " * self.level + "pass")
             self.level -= 1
+            self.owned.pop()

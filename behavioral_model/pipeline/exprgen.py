@@ -29,7 +29,7 @@ from ..frontend.types import (
     Type,
     strip_newtype,
 )
-from .values import py_name
+from .values import py_name, shares_zero
 
 strip = strip_newtype
 
@@ -243,9 +243,12 @@ class ExprGenMixin:
         applications) so the caller can run them only when `e` is evaluated."""
         lines = self.module.lines
         start = len(lines)
+        owned = set(self.w.owned[-1])
         code = self.expr(e)
         pre = lines[start:]
         del lines[start:]
+        # the statements may run later or not at all: what they owned does not count
+        self.w.owned[-1] = owned
         return pre, code
 
     def ordered(self, exprs: list[ast.Expression]) -> list[str]:
@@ -359,6 +362,30 @@ class ExprGenMixin:
                 e, ast.ListExpr | ast.StructInitExpr | ast.CastExpr | ast.MethodCallExpr):
             return f"{code}._copy()"
         return code
+
+    def shared_zero(self, e: ast.Expression) -> str | None:
+        """The global naming the shared zero header that ``e`` (a header field of a
+        struct) may hold (values.py), or None if ``e`` is not such a field."""
+        if isinstance(e, ast.MemberExpr) and shares_zero(e.base.type, e.type):
+            return self.module.constant(self.values.class_for(strip(e.type))._zero, "zero")
+        return None
+
+    def own(self, e: ast.Expression) -> None:
+        """Before writing into (or through) a header that is a field of a struct: if
+        it is still the shared zero, the struct gets a copy of its own (values.py).
+        A struct is never an element of a stack, so the chain to it is plain fields."""
+        chain = []
+        node = e
+        while isinstance(node, ast.MemberExpr | ast.IndexExpr | ast.SliceExpr):
+            if isinstance(node, ast.MemberExpr):
+                chain.append(node)
+            node = node.base
+        for member in reversed(chain):
+            zero = self.shared_zero(member)
+            if zero is not None:
+                code = self.expr(member)
+                if self.w.claim(code):
+                    self.w.line(f"if {code} is {zero}: {code} = {zero}._copy()")
 
     def is_union_member(self, e: ast.Expression) -> bool:
         return isinstance(e, ast.MemberExpr) and isinstance(strip(e.base.type), HeaderUnionT)

@@ -16,6 +16,7 @@ from ..frontend.errors import P4TypeError
 from ..frontend.types import (
     BitT,
     BoolT,
+    EnumT,
     HeaderT,
     HeaderUnionT,
     StackT,
@@ -247,6 +248,19 @@ class ParserGenMixin:
             return
         target = args[0]
         t = strip(target.type)
+        if len(args) == 1 and self.shared_zero(target) is not None and _flat(t):
+            # A struct's header that may still be the shared zero (values.py): extracted
+            # into a new instance, which replaces it once the extraction succeeded (the
+            # extractor sets every slot; a packet too short leaves the header as it was).
+            self.own(target.base)  # type: ignore[attr-defined]
+            code = self.expr(target)  # type: ignore[attr-defined]
+            cls = self.module.constant(self.values.class_for(t), "cls")
+            tmp = self.module.fresh("h")
+            self.w.line(f"{tmp} = _new({cls})")
+            self.w.line(f"pos = {self.extractor(t, varbit=False)}(buf, pos, end, {tmp})")
+            self.w.line(f"{code} = {tmp}")
+            self.w.claim(code)
+            return
         dest = self.extract_destination(target)
         if len(args) == 2:
             length = self.expr(args[1])  # type: ignore[attr-defined]
@@ -275,6 +289,7 @@ class ParserGenMixin:
             for f, _ in strip(target.base.type).fields:
                 if f != target.member:
                     self.w.line(f"{union}.{py_name(f)}._clear()")
+        self.own(target)  # type: ignore[attr-defined]
         return self.expr(target)  # type: ignore[attr-defined]
 
     def after_extract(self, target: ast.Expression) -> None:
@@ -416,3 +431,9 @@ def _successors(state: ast.ParserState) -> list[str]:
     if isinstance(tr, ast.SelectTransition):
         return [case.state for case in tr.cases]
     return []
+
+
+def _flat(t: Type) -> bool:
+    """A header of fixed-width scalar fields only: its extractor sets every slot."""
+    return isinstance(t, HeaderT) and all(
+        isinstance(strip(ft), BitT | BoolT | EnumT) for _, ft in t.fields)

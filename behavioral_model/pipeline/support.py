@@ -116,4 +116,5 @@ NAMESPACE: dict[str, Any] = {
     "_ActionCall": ActionCall,
     "_Struct": struct.Struct,
     "_from_bytes": int.from_bytes,
+    "_new": object.__new__,
 }

@@ -20,7 +20,7 @@ from ..runtime.digests import DigestMessage
 from ..runtime.state import DeviceState
 from .compiler import CompiledProgram
 from .support import AssertionFailed
-from .values import flatten_fields
+from .values import flatten_fields, owned
 
 log = logging.getLogger("behavioral_model.pipeline")
 
@@ -319,7 +319,7 @@ class V1ModelDevice(CompiledDevice):
             *parents, leaf = path.split(".")
             src, dst = meta, fresh
             for p in parents:
-                src, dst = getattr(src, p), getattr(dst, p)
+                src, dst = getattr(src, p), owned(dst, p)
             value = getattr(src, leaf)
             setattr(dst, leaf, value._copy() if hasattr(value, "_copy") else value)
         return fresh

@@ -4,6 +4,14 @@ bit<W> and int<W> are Python ints kept in range (int<W> as signed values), bool 
 error and enum members are ints. Headers, structs and header unions become generated
 classes with `__slots__` so field access is a plain attribute access; a header stack is a
 `HeaderStack`. Every field starts at zero: reads of uninitialised or invalid data give 0.
+
+A header that is a field of a struct (a program's headers struct holds tens of them,
+most never valid in a given packet) starts as its class's *shared zero*, one all-zero
+invalid instance per header type (``cls._zero``), instead of an instance of its own:
+a new struct costs a store per header, and a copy of it shares what is still zero.
+Whoever writes into such a header first gives the struct a copy of its own: the
+generated code (``ExprGenMixin.own`` before every write, extract, setValid and binding
+by reference) and :func:`owned` for code outside it. The shared zero is never written.
 """
 
 from __future__ import annotations
@@ -70,6 +78,23 @@ class HeaderStack:
         return f"HeaderStack({self.elems!r}, next={self.next_index})"
 
 
+def shares_zero(container: Type, field_type: Type) -> bool:
+    """Whether a field of type ``field_type`` of a ``container`` starts as the shared zero
+    of its header type: a header directly in a struct (not in a header union or stack)."""
+    return isinstance(_strip(container), StructT) and isinstance(_strip(field_type), HeaderT)
+
+
+def owned(obj: Any, name: str) -> Any:
+    """``obj.name``, first replaced by a copy of its own if it is a shared zero header:
+    for Python code that writes into a struct's header (the generated code does the
+    same inline)."""
+    value = getattr(obj, name)
+    if value is getattr(type(value), "_zero", None):
+        value = value._copy()
+        setattr(obj, name, value)
+    return value
+
+
 class ValueFactory:
     """Builds (once per type) the Python class of each header/struct/union type."""
 
@@ -121,6 +146,8 @@ class ValueFactory:
             inner = _strip(ft)
             if isinstance(inner, StructLike):
                 ns[self.class_name(inner)] = self.class_for(inner)
+                if shares_zero(t, inner):
+                    ns[f"_Z{self.class_name(inner)}"] = self.class_for(inner)._zero
             if isinstance(inner, StackT) and isinstance(inner.elem, StructLike):
                 ns[self.class_name(inner.elem)] = self.class_for(inner.elem)
         # __init__ and _copy build nested headers and structs in place (object.__new__
@@ -134,6 +161,15 @@ class ValueFactory:
         for f in slots:
             ft = dict(fields).get(f)
             composite = ft is not None and isinstance(_strip(ft), StructLike | StackT)
+            if ft is not None and shares_zero(t, ft):
+                z = f"_Z{self.class_name(_strip(ft))}"
+                set_lines += [f"        v = o.{f}",
+                              f"        if v is {z}:",
+                              f"            if self.{f} is not {z}: self.{f}._clear()",
+                              f"        elif self.{f} is {z}: self.{f} = v._copy()",
+                              f"        else: self.{f}._set(v)"]
+                clear_lines.append(f"        if self.{f} is not {z}: self.{f}._clear()")
+                continue
             set_lines.append(f"        self.{f}._set(o.{f})" if composite
                              else f"        self.{f} = o.{f}")
             # _clear: the zero value in place, without building one to copy from
@@ -166,6 +202,8 @@ class ValueFactory:
         exec(compile("\n".join(src), f"<p4 type {t.name}>", "exec"), ns)  # noqa: S102
         cls = ns[name]
         cls.p4_type = t
+        if is_header:
+            cls._zero = cls()
         return cls
 
 
@@ -176,7 +214,11 @@ class ValueFactory:
         lines = []
         for f, ft in t.fields:
             inner = _strip(ft)
-            if isinstance(inner, StructLike | StackT):
+            if shares_zero(t, inner):
+                zero = f"_Z{self.class_name(inner)}"
+                ns[zero] = self.class_for(inner)._zero
+                lines.append(f"{var}.{py_name(f)} = {zero}")
+            elif isinstance(inner, StructLike | StackT):
                 sub = next(temps)
                 lines += self._zero_lines(inner, sub, ns, temps)
                 lines.append(f"{var}.{py_name(f)} = {sub}")
@@ -215,6 +257,15 @@ class ValueFactory:
                 continue
             old, new = next(temps), next(temps)
             lines.append(f"{old} = {src}.{slot}")
+            if shares_zero(t, inner):
+                # a shared zero header stays shared: copying it is one store
+                zero = f"_Z{self.class_name(inner)}"
+                ns[zero] = self.class_for(inner)._zero
+                lines += [f"if {old} is {zero}:", f"    {dst}.{slot} = {old}", "else:"]
+                lines += [f"    {line}" for line in
+                          self._copy_lines(inner, old, new, ns, temps)]
+                lines.append(f"    {dst}.{slot} = {new}")
+                continue
             lines += self._copy_lines(inner, old, new, ns, temps)
             lines.append(f"{dst}.{slot} = {new}")
         return lines
