@@ -284,7 +284,20 @@ def group_annotations(toks: list[Token], source: str) -> list[Token]:
         name_tok = toks[i + 1]
         j = i + 2
         kind, body, body_tokens = "", None, []
-        if j < n and toks[j].type in ("LPAREN", "LBRACKET"):
+        if name_tok.value == "pragma" and j < n and toks[j].type in _ANNOTATION_NAMES and \
+                toks[j].line == t.line:
+            # `@pragma name tokens...` (p4c): the annotation @name(tokens), its body the
+            # rest of the line.
+            name_tok = toks[j]
+            j += 1
+            rest = j
+            while j < n and toks[j].line == t.line:
+                j += 1
+            end = toks[j - 1]
+            if j > rest:
+                kind, body = "(", source[toks[rest].start_pos : end.end_pos]
+                body_tokens = toks[rest:j]
+        elif j < n and toks[j].type in ("LPAREN", "LBRACKET"):
             close = pairs.get(j)
             if close is None:
                 what = "(" if toks[j].type == "LPAREN" else "["

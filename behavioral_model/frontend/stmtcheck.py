@@ -202,5 +202,3 @@ class StatementChecks:
                 seen.add(key)
             if case.body is not None:
                 self._block(case.body, scope.child())
-            elif i == len(stmt.cases) - 1:
-                raise P4TypeError("the last switch case needs a body", case.loc)

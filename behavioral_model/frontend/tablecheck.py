@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ast
+from .consteval import NotConstant, evaluate
 from .constness import is_compile_time_known
 from .entrycheck import check_priorities, duplicate_entry
 from .errors import P4TypeError
@@ -82,15 +83,28 @@ class TableChecks:
                                                             "entry priority"))
         for prop in decl.properties:
             if prop.name == "size":
-                size = self.exprs.resolver.const_int(prop.value, scope, "table size")
-                if size < 0:
-                    raise P4TypeError("table size must not be negative", prop.value.loc)
+                self._size(prop.value, scope)
             else:
                 self.exprs.check(prop.value, scope)
         check_priorities(decl, priorities)
         duplicate = duplicate_entry(decl)
         if duplicate is not None:
             self.exprs.midend_errors.append(duplicate)
+
+    def _size(self, value: ast.Expression, scope: Scope) -> None:
+        """A table's size is a compile-time known integer, e.g. a constructor parameter
+        of the control (`control C()(int Size)`, fixed where C is instantiated)."""
+        self.exprs.check(value, scope)
+        if not is_compile_time_known(value):
+            raise P4TypeError("table size must be a compile-time constant", value.loc)
+        try:
+            size = evaluate(value)
+        except NotConstant:
+            return  # a constructor parameter
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise P4TypeError("table size must be an integer", value.loc)
+        if size < 0:
+            raise P4TypeError("table size must not be negative", value.loc)
 
     @staticmethod
     def _same_binding(ref: ast.ActionRef, listed: dict[str, ast.ActionRef],
