@@ -185,6 +185,23 @@ class SackCoalescingTest(MrcNicTest):
                 self.expect_delivered_only(data)
 
 
+class GapFillSackTest(MrcNicTest):
+    """sack_every 4: PSNs 1 and 2 arrive before 0 and are only delivered; PSN 0 fills
+    the hole, moves the cumulative PSN to 2 and is SACKed at once (4.1, RFC 5681 4.2)
+    with 3 packets since the last SACK; the coalescing count starts again, so PSNs 3
+    and 4 (in order, no hole) are only delivered."""
+
+    def runTest(self) -> None:
+        self.skip_on_pna("no multicast in pna.p4: the SACKs of new data are not sent")
+        qp = self.new_qp(sack_every=4)
+        self.expect_delivered_only(fabric_data(qp, EV1, 1))
+        self.expect_delivered_only(fabric_data(qp, EV2, 2))
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0), cumulative_psn=2,
+                                       offset=-2, bitmap=0b111, received_bytes=3 * B)
+        self.expect_delivered_only(fabric_data(qp, EV3, 3))
+        self.expect_delivered_only(fabric_data(qp, EV0, 4))
+
+
 class AckReqSackTest(MrcNicTest):
     """With sack_every 8, BTH AckReq and BTH Retransmit (DSCP 8) each get a SACK at
     once (4.1); a plain packet between them is only delivered. (The reply's BTH flags

@@ -90,6 +90,16 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
         bit<24> known_base = 1;
         bit<64> known = 0;
         bool walking = false;
+        // A new packet at `expected` whose walk then moves `expected` further
+        // filled a hole: it is SACKed at once (RFC 5681 section 4.2: "an ACK
+        // SHOULD be generated immediately when a segment fills in all or part
+        // of a gap").  Coalescing it would leave the sender blind to PSNs it
+        // already took for overtaken: a packet a queue delayed, the last of a
+        // transfer above all, would wait for the sender's probe.
+        bool fresh = false;
+        bool at_expected = false;
+        bool ack_now = false;
+        bit<8> unacked = 0;
 
         if (meta.rx_probe) {
             // A probe uses no PSN: its answer reports the window as it is and
@@ -113,7 +123,6 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
             // the PSN is behind the window.
             bit<24> d = meta.psn - expected;
             bool duplicate = false;
-            bool fresh = false;
             if (d < (bit<24>)NIC_RX_WINDOW) {
                 bit<32> index = NIC_RX_WORD_INDEX(meta.qp_index, meta.psn);
                 NIC_REG_READ(known, rx_bitmap, index);
@@ -122,6 +131,9 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
                     duplicate = true;
                 } else {
                     fresh = true;
+                    if (d == 0) {
+                        at_expected = true;
+                    }
                     known = known | bit_d;
                     rx_bitmap.write(index, known);
                 }
@@ -154,17 +166,15 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
                 meta.deliver = true;
                 received = received + (bit<24>)hdr.inner_ipv6.payload_len;
                 NIC_COUNT_BYTES(qp_rx_counter, qp);
-                bit<8> unacked;
                 NIC_REG_READ(unacked, rx_unacked, qp);
                 unacked = unacked + 1;
-                // Immediate SACK for CE, retransmissions and AckReq; the rest
-                // is coalesced, one SACK per sack_every packets.
+                // Immediate SACK for CE, retransmissions, AckReq and a filled
+                // hole (below); the rest is coalesced, one SACK per sack_every
+                // packets.
                 if (ce || hdr.bth.retransmit == 1 || hdr.bth.ack_req == 1
                         || unacked >= meta.sack_every) {
-                    meta.reply = NIC_REPLY_SACK;
-                    unacked = 0;
+                    ack_now = true;
                 }
-                rx_unacked.write(qp, unacked);
                 rx_bytes.write(qp, received);
             }
         }
@@ -175,6 +185,16 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
             step1.apply(meta.qp_index, known_base, known, expected, walking, reported,
                         report_base, report_bits);
             rx_expected.write(qp, expected);
+        }
+        if (at_expected && expected != meta.psn + 1) {
+            ack_now = true;
+        }
+        if (fresh) {
+            if (ack_now) {
+                meta.reply = NIC_REPLY_SACK;
+                unacked = 0;
+            }
+            rx_unacked.write(qp, unacked);
         }
 
         meta.cumulative_psn = expected - 1;
