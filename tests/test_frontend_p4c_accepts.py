@@ -1,7 +1,8 @@
 """Programs p4c accepts that bm's front end used to reject (found by
 scripts/compare_p4test.py on p4c's p4_16_samples: cases.p4, issue2617.p4, issue3884.p4,
-pipe.p4, pragmas.p4, pragma-deprecated.p4, pragma-action.p4): a switch whose last
-labels have no body, a table size given by a constructor parameter, and the
+pipe.p4, pragmas.p4, pragma-deprecated.p4, pragma-action.p4, shadow3.p4): a switch
+whose last labels have no body, a control's local named like its parameter, a table
+size given by a constructor parameter, and the
 `@pragma name tokens` spelling of an annotation. Each program below but the run-time
 table size is accepted by p4test 1.2.5 too."""
 
@@ -73,6 +74,15 @@ def test_trailing_switch_labels_without_a_body_do_nothing() -> None:
            "packet 0 02\nexpect 1 1b\n"   # b: 0xb then +0x10
            "packet 0 03\nexpect 1 03\n")  # c: nothing
     result = run_stf(program, parse_stf(stf, "switch.stf"), "switch.stf")
+    assert result.passed, "\n".join(result.failures)
+
+
+def test_a_control_local_hides_a_parameter_of_the_same_name() -> None:
+    text = SWITCH.replace("    action a() {}", "    bit<8> s = 0x22;\n    action a() {}").replace(
+        "        s.egress_spec = 1;\n        switch", "        h.h.a = s;\n        switch")
+    program = load_program_text(text.replace("s.egress_spec = 1;", ""), "hide.p4")
+    # The local s (0x22) is read, not the standard metadata; action c runs: no change.
+    result = run_stf(program, parse_stf("packet 0 03\nexpect 0 22\n", "hide.stf"), "hide.stf")
     assert result.passed, "\n".join(result.failures)
 
 

@@ -1,8 +1,9 @@
 """More of p4c's rules that bm's `check` applies (found by scripts/compare_p4test.py on
 p4c's p4_16_errors: issue2373, issue818, issue819, unknown-struct1, issue2545, issue532,
-issue1777-bmv2, issue5703_header_union_stack): a parser that can end, what an extern's
-constructor takes, self-containing type arguments, struct initializers given to a type
-variable, and the mid end's rules on externs writing structs. Each rejected program
+issue1777-bmv2, issue5703_header_union_stack, issue2267): a parser that can end, what
+an extern's constructor takes, self-containing type arguments, struct initializers
+given to a type variable, the mid end's rules on externs writing structs, and a table
+key that names its own table. Each rejected program
 below is rejected by p4test 1.2.5 too; each accepted one is accepted by it."""
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ REJECTED = [
                  id="extern-out-into-parameter-struct"),
     pytest.param(UNION_STACK % ('@command_line("--loopsUnroll")', "i"),
                  "must be a compile-time constant in a parser", id="union-stack-variable-index"),
+    pytest.param("#include <core.p4>\ncontrol MyC(bit<8> t) {\n"
+                 "  table t { key = { t : exact; } actions = {} }\n  apply {}\n}",
+                 "a key cannot refer to the containing table t", id="key-names-its-table"),
 ]
 
 ACCEPTED = [

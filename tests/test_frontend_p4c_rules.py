@@ -194,6 +194,10 @@ def test_tuple_fields_are_data(elem: str, ok: bool) -> None:
     ("action a() { bit<8> h = 2; } apply { a(); }", False),
     ("apply { if (h == 0) { bit<8> h = 1; } }", False),
     ("apply { bit<8> g = h; h = g; }", True),
+    # A control's own locals may take a parameter's name (p4c's shadow3.p4,
+    # shadow-after-use.p4); they hide it from then on.
+    ("bit<8> h = 2; apply { }", True),
+    ("table h { actions = {} } apply { h.apply(); }", True),
 ])
 def test_a_variable_does_not_shadow_a_parameter(body: str, ok: bool) -> None:
     text = (f"#include <core.p4>\ncontrol c(inout bit<8> h) {{ {body} }}\n"

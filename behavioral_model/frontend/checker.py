@@ -287,12 +287,15 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
     def _block_decl_scope(self, decl: ast.ControlDecl | ast.ParserDecl, kind: str) -> Scope:
         """The scope of a parser's or control's body: its type, apply and constructor
         parameters, then its local declarations, each checked."""
-        scope = self._generic_scope(self.root, decl.type_params, decl).child(kind)
+        params = self._generic_scope(self.root, decl.type_params, decl).child(kind)
         check_distinct(decl.type_params, decl.params, decl.constructor_params)
-        self._params(decl.params, scope)
-        self._params(decl.constructor_params, scope, allow_dir=False)
+        self._params(decl.params, params)
+        self._params(decl.constructor_params, params, allow_dir=False)
         check_params(decl.params, "apply")
         check_params(decl.constructor_params, "constructor")
+        # The locals are a scope of their own: p4c lets one take a parameter's name
+        # (`control c(inout H p) { bit<8> p; ... }`), which then hides the parameter.
+        scope = params.child(kind)
         for local in decl.locals:
             self._local(local, scope)
         return scope
@@ -347,7 +350,9 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
         check_variable_type(decl, t)
         if decl.init is not None:
             self.exprs.check(decl.init, scope, t)
-        if isinstance(scope.lookup(decl.name), ast.Parameter):  # p4c: an error, not a warning
+        if isinstance(scope.lookup(decl.name), ast.Parameter) and \
+                scope.kind not in ("control", "parser"):
+            # p4c: an error, not a warning, in an action, an apply block or a state.
             raise P4TypeError(f"declaration of '{decl.name}' shadows a parameter", decl.loc)
         scope.declare(decl.name, decl, decl.loc)
 

@@ -46,6 +46,12 @@ class TableChecks:
         kinds = set(self.result.match_kinds)
         key_types: list[Type] = []
         for k in decl.keys:
+            own = next((n for n in iter_nodes(k.expr) if isinstance(n, ast.PathExpr)
+                        and n.name == decl.name and not n.dot_prefix), None)
+            if own is not None:
+                # p4c: the table's name is declared in its own body, hiding the rest.
+                raise P4TypeError(f"{decl.name}: a key cannot refer to the containing "
+                                  f"table {decl.name}", own.loc)
             kt = self.exprs.check(k.expr, scope)
             if k.match_kind not in kinds:
                 raise P4TypeError(f"unknown match kind '{k.match_kind}'", k.loc)
