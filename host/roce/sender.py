@@ -224,8 +224,8 @@ class GoBackNSender:
     def deadline(self) -> float | None:
         """The RTO's deadline, or earlier when DCQCN holds back a frame ready to go."""
         rto = self._rto_deadline()
-        ready = self._resend or (self._queue and
-                                 self._next_psn <= self._cum + self.config.window)
+        ready = bool(self._resend) or (bool(self._queue) and
+                                       self._next_psn <= self._cum + self.config.window)
         if ready and self._paced():
             return self._next_tx if rto is None else min(rto, self._next_tx)
         return rto
