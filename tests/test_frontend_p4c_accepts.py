@@ -1,8 +1,8 @@
 """Programs p4c accepts that bm's front end used to reject (found by
 scripts/compare_p4test.py on p4c's p4_16_samples: cases.p4, issue2617.p4, issue3884.p4,
-pipe.p4, pragmas.p4, pragma-deprecated.p4, pragma-action.p4, shadow3.p4): a switch
-whose last labels have no body, a control's local named like its parameter, a table
-size given by a constructor parameter, and the
+pipe.p4, pragmas.p4, pragma-deprecated.p4, pragma-action.p4, shadow3.p4, issue3288.p4):
+a switch whose last labels have no body, a control's local named like its parameter,
+a shift by a serializable enum, a table size given by a constructor parameter, and the
 `@pragma name tokens` spelling of an annotation. Each program below but the run-time
 table size is accepted by p4test 1.2.5 too."""
 
@@ -83,6 +83,18 @@ def test_a_control_local_hides_a_parameter_of_the_same_name() -> None:
     program = load_program_text(text.replace("s.egress_spec = 1;", ""), "hide.p4")
     # The local s (0x22) is read, not the standard metadata; action c runs: no change.
     result = run_stf(program, parse_stf("packet 0 03\nexpect 0 22\n", "hide.stf"), "hide.stf")
+    assert result.passed, "\n".join(result.failures)
+
+
+def test_shift_by_a_serializable_enum() -> None:
+    # p4c's issue3288.p4: the amount converts to the enum's underlying type (spec 8.3).
+    text = SWITCH.replace("header h_t", "enum bit<8> Amt { one = 1, three = 3 }\nheader h_t")
+    text = text.replace("        s.egress_spec = 1;\n        switch",
+                        "        s.egress_spec = 1;\n        Amt v = Amt.three;\n"
+                        "        h.h.a = (8w1 << v) | (8w1 << Amt.one);\n        switch")
+    program = load_program_text(text, "shift.p4")
+    # a = 8 | 2 = 0x0a: no entry matches, the default action c changes nothing.
+    result = run_stf(program, parse_stf("packet 0 00\nexpect 1 0a\n", "s.stf"), "s.stf")
     assert result.passed, "\n".join(result.failures)
 
 

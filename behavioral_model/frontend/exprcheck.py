@@ -411,6 +411,8 @@ class ExprChecker:
         if op in ("<<", ">>"):
             if not isinstance(lt, BitT | IntT):
                 raise P4TypeError(f"cannot shift a value of type {lt}", expr.left.loc)
+            if isinstance(rt, EnumT) and isinstance(rt.underlying, BitT):
+                rt = rt.underlying  # spec 8.3: a serializable enum converts to its type
             if isinstance(rt, BitT) and rt.signed:
                 raise P4TypeError("shift amount must be unsigned", expr.right.loc)
             if not isinstance(rt, BitT | IntT):
