@@ -30,29 +30,26 @@ def harness() -> Iterator[Harness]:
         h.close()
 
 
-# Files that start fabrics of device processes on loopback ports. A free port is found by
-# binding and releasing it, which two workers can do at once, and gRPC servers share a port
-# (SO_REUSEPORT): two such fabrics at the same time once had one controller programming
-# the other's switches. They run one after another, on one worker.
-PROCESS_FABRIC_TESTS = ("tests/fabric_procs/", "tests/controller/test_controller_cli.py",
-                        "tests/controller/test_controller_live.py",
-                        "tests/controller/test_metrics.py",
-                        "tests/controller/test_metrics_live.py",
-                        "tests/test_real_toolchain.py")
+# Files that read the session's one ``run_ptf.sh --all`` run on our target
+# (tests/ptf_suites.py, cached per process): on one worker it runs once.
+PTF_ALL_TESTS = ("tests/test_ptf_mrc_nic.py", "tests/test_ptf_mrc_nic_pna.py",
+                 "tests/test_ptf_smoke.py", "tests/test_ptf_srv6_switch.py",
+                 "tests/test_run_ptf_all.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`make test` runs the suite on two pytest-xdist workers with ``--dist loadgroup``.
     A group is a test file: its module fixtures, ``functools.cache``d runs and helper
-    processes then stay on one worker. The files that start process fabrics are one
-    group (PROCESS_FABRIC_TESTS); the paper's experiments are a group each, so that the
-    slowest file is shared between the workers."""
+    processes then stay on one worker. Files that start fabrics of processes run beside
+    each other: each worker finds ports in a range of its own (above). The paper's
+    experiments are a group each, so that the slowest file is shared between the
+    workers."""
     for item in items:
         if item.get_closest_marker("xdist_group") is not None:
             continue
         group = item.nodeid.split("::")[0]
-        if group.startswith(PROCESS_FABRIC_TESTS):
-            group = "process-fabrics"
+        if group in PTF_ALL_TESTS:
+            group = "ptf-all"
         experiment = _paper_experiment(item)
         if experiment:
             group = f"{group}:{experiment}"
