@@ -2,15 +2,15 @@
 scripts/compare_p4test.py on p4c's p4_16_samples: cases.p4, issue2617.p4, issue3884.p4,
 pipe.p4, pragmas.p4, pragma-deprecated.p4, pragma-action.p4, shadow3.p4, issue3288.p4):
 a switch whose last labels have no body, a control's local named like its parameter,
-a shift by a serializable enum, a table size given by a constructor parameter, and the
-`@pragma name tokens` spelling of an annotation. Each program below but the run-time
-table size is accepted by p4test 1.2.5 too."""
+a shift by a serializable enum, a table size given by a constructor parameter, the
+`@pragma name tokens` spelling of an annotation, and `#line` (line.p4). Each program
+below but the run-time table size is accepted by p4test 1.2.5 too."""
 
 from __future__ import annotations
 
 import pytest
 
-from behavioral_model.frontend.errors import P4TypeError
+from behavioral_model.frontend.errors import P4TypeError, PreprocessError
 from behavioral_model.frontend.preprocess import preprocess_text
 from behavioral_model.program import check_source, load_program_text
 from behavioral_model.stf import parse_stf
@@ -116,3 +116,9 @@ def test_pragma_spelling_of_annotations() -> None:
     assert decls["c"].annotation("name").args[0].value == "renamed"
     assert decls["f"].annotation("deprecated") is not None
     assert decls["Top"].annotation("annotest") is not None
+
+
+def test_line_directives_are_accepted() -> None:
+    check_source(preprocess_text('#line 3 "file.p4"\ncontrol x() { apply {} }\n'))
+    with pytest.raises(PreprocessError, match="#line needs a line number"):
+        preprocess_text("#line x\ncontrol x() { apply {} }\n")

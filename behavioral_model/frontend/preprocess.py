@@ -301,6 +301,11 @@ class _Preprocessor:
             self.warnings.append(f"{loc}: #warning: {rest}")
         elif name == "pragma" and rest.split() == ["once"]:
             self.once.add(_canonical(loc.file))
+        elif name == "line":
+            # bm's messages keep the file's own lines (p4c accepts line.p4).
+            if not re.fullmatch(r'\d+(\s+"[^"]*")?\s*', rest):
+                raise PreprocessError('#line needs a line number and optionally a "file"',
+                                      loc)
         else:
             raise PreprocessError(f"unknown preprocessor directive '#{name}'", loc)
         return False
