@@ -18,16 +18,7 @@ others it acknowledges may have arrived long before, unreported. The reordering
 window is ``reorder_window`` of the smallest round trip, plus ``reorder_allowance``
 (the jitter of busy processes, not proportional to anything), plus the spread of the
 recent round trips (the largest of the last ``RTT_HISTORY`` smallest round trips
-minus the smallest: how much one path's delay can exceed another's), at least the
-``queue_allowance``: with NSCC, ``QUEUE_ALLOWANCE_SHARE`` of its target queueing delay.
-NSCC takes queueing below its target for normal operation (it does not even cut its
-window for an ECN mark there), so a packet that late is queued, not lost; but the
-spread measures a growing queue one round trip late, and only on the few SACK
-triggers of the queued path: two QPs pinned onto one path (the paper's Fig 14) had a
-10-packet queue taken for loss and good EVs retired
-(tests/fabric_sim/test_fig14_production.py). Half the target is enough there; the
-whole target delays the detection of real losses (a T1 down kept 80 % of the rate
-after the failure where the issue's bound is 85 %). It widens by as much
+minus the smallest: how much one path's delay can exceed another's). It widens by as much
 again each time a retransmission turns out to have been spurious, up to
 ``max_reorder_steps`` times; RFC 8985 section 6.2 does the same with DSACKs. The
 receiver's duplicate SACK is our DSACK: the NIC answers every copy of a PSN it
@@ -50,10 +41,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Protocol
 
-__all__ = ["QUEUE_ALLOWANCE_SHARE", "RTT_HISTORY", "Rack", "Transmission"]
+__all__ = ["RTT_HISTORY", "Rack", "Transmission"]
 
 RTT_HISTORY = 8  # the recent round trips: those of the last 8 smallest ones [ours]
-QUEUE_ALLOWANCE_SHARE = 0.5  # of NSCC's target queueing delay: the least spread [ours]
 
 
 class Transmission(Protocol):
@@ -68,10 +58,9 @@ class Rack:
     """The QP's round trips and reordering window."""
 
     def __init__(self, reorder_window: float, reorder_allowance: float,
-                 max_reorder_steps: int, queue_allowance: float = 0.0) -> None:
+                 max_reorder_steps: int) -> None:
         self.reorder_window = reorder_window
         self.reorder_allowance = reorder_allowance
-        self.queue_allowance = queue_allowance
         self.max_reorder_steps = max_reorder_steps
         self.min_rtt: float | None = None
         self.tx_seq = 0  # latest-sent acknowledged transmission (0: none yet)
@@ -90,7 +79,7 @@ class Rack:
     def reorder(self) -> float:
         """The reordering window, in seconds."""
         min_rtt = self.min_rtt or 0.0
-        spread = max(self.queue_allowance, self.recent_rtt - min_rtt)
+        spread = max(0.0, self.recent_rtt - min_rtt)
         return (min_rtt * self.reorder_window + self.reorder_allowance + spread) \
             * self.steps
 

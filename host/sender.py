@@ -34,7 +34,7 @@ from .completions import WriteError, WriteHandle
 from .config import TransportConfig
 from .nscc import Nscc
 from .psn import unwrap_psn, wire_psn
-from .rack import QUEUE_ALLOWANCE_SHARE, Rack
+from .rack import Rack
 from .stats import QpStats
 
 __all__ = ["QpSender"]
@@ -102,6 +102,8 @@ class QpSender:
         self._next_msg_seq = 0
         self._tx_seq = 0
         self._timeouts = 0  # timeouts in a row without progress (backoff state)
+        self._rack = Rack(config.reorder_window, config.reorder_allowance,
+                          config.max_reorder_steps)
         self._acked_count = 0  # transmissions acknowledged, over the QP's life
         # Retransmitted PSNs already acknowledged: a SACK one of them triggers again
         # is the receiver's answer to a second copy (rack.py: our DSACK)
@@ -112,11 +114,6 @@ class QpSender:
         self._probe_ev: int | None = None  # the EV of the latest data SACK: a good path
         self._bytes_in_flight = 0
         self.cc = Nscc(config.nscc, config.mtu, clock.now()) if config.cc == "nscc" else None
-        # Queueing below NSCC's target is normal operation, not loss (rack.py: the
-        # queue allowance).
-        self._rack = Rack(config.reorder_window, config.reorder_allowance,
-                          config.max_reorder_steps,
-                          QUEUE_ALLOWANCE_SHARE * self.cc.target if self.cc else 0.0)
         # With NSCC the line rate is known: the NIC's transmit queue is modelled as a
         # fluid queue draining at it, and a packet's send time is when it leaves the
         # NIC (a burst the host posts at once leaves over time; timing loss from the
