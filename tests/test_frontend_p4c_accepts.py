@@ -3,8 +3,9 @@ scripts/compare_p4test.py on p4c's p4_16_samples: cases.p4, issue2617.p4, issue3
 pipe.p4, pragmas.p4, pragma-deprecated.p4, pragma-action.p4, shadow3.p4, issue3288.p4):
 a switch whose last labels have no body, a control's local named like its parameter,
 a shift by a serializable enum, a table size given by a constructor parameter, the
-`@pragma name tokens` spelling of an annotation, and `#line` (line.p4). Each program
-below but the run-time table size is accepted by p4test 1.2.5 too."""
+`@pragma name tokens` spelling of an annotation, `#line` (line.p4) and a function
+named main (issue1830.p4). Each program below but the run-time table size and the
+extern instance named main is accepted by p4test 1.2.5 too."""
 
 from __future__ import annotations
 
@@ -122,3 +123,11 @@ def test_line_directives_are_accepted() -> None:
     check_source(preprocess_text('#line 3 "file.p4"\ncontrol x() { apply {} }\n'))
     with pytest.raises(PreprocessError, match="#line needs a line number"):
         preprocess_text("#line x\ncontrol x() { apply {} }\n")
+
+
+def test_a_function_named_main_is_no_main() -> None:
+    # p4c's issue1830.p4: checked like a program without a main (a warning).
+    checked = check_source(preprocess_text("void main() {}\n"))
+    assert checked.main is None
+    with pytest.raises(P4TypeError, match="'main' must be a package instantiation"):
+        check_source(preprocess_text("extern E { E(); }\nE() main;\n"))
