@@ -5,7 +5,7 @@ a switch whose last labels have no body, a control's local named like its parame
 a shift by a serializable enum, a table size given by a constructor parameter, the
 `@pragma name tokens` spelling of an annotation, `#line` (line.p4) and a function
 named main (issue1830.p4). Each program below but the run-time table size and the
-extern instance named main is accepted by p4test 1.2.5 too."""
+externs named main is accepted by p4test 1.2.5 too."""
 
 from __future__ import annotations
 
@@ -129,5 +129,6 @@ def test_a_function_named_main_is_no_main() -> None:
     # p4c's issue1830.p4: checked like a program without a main (a warning).
     checked = check_source(preprocess_text("void main() {}\n"))
     assert checked.main is None
-    with pytest.raises(P4TypeError, match="'main' must be a package instantiation"):
-        check_source(preprocess_text("extern E { E(); }\nE() main;\n"))
+    for text in ("extern E { E(); }\nE() main;\n", "extern main {}\n"):  # issue4144.p4
+        with pytest.raises(P4TypeError, match="'main' must be a package instantiation"):
+            check_source(preprocess_text(text))

@@ -202,15 +202,18 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
 
     def _check_main(self) -> None:
         main = self.root.lookup("main")
-        if main is None or not isinstance(main, ast.InstantiationDecl):
+        if main is None or isinstance(main, ast.FunctionDecl | ast.ExternFunctionDecl
+                                      | ast.ConstDecl):
             # p4c checks such a program and warns ("Program does not contain a `main'
             # module"); there is nothing to run, which the pipeline compiler refuses. A
             # function or constant named main counts as none (p4c's issue1830.p4).
             self.warn("the program has no package instantiation named 'main': it is "
                       "checked, but there is nothing to run", None)
             return
-        if not isinstance(main.type_ref.resolved, PackageT):
-            raise P4TypeError("'main' must be a package instantiation", main.loc)
+        if not isinstance(main, ast.InstantiationDecl) or not isinstance(
+                main.type_ref.resolved, PackageT):
+            raise P4TypeError("'main' must be a package instantiation",
+                              getattr(main, "loc", None))
         self.result.main = main
         for arg in main.args:
             self.result.package_blocks.extend(_package_blocks(arg.value))
