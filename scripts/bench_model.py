@@ -5,6 +5,7 @@
     python scripts/bench_model.py --quick        # short runs, for CI smoke tests
     python scripts/bench_model.py --packets N    # N packets per timed run
     python scripts/bench_model.py --profile      # cProfile top 25 of the packet loops
+    python scripts/bench_model.py --opcodes      # (d), (d'), (e) in Python opcodes/packet
 
 Figures, one per line:
 
@@ -31,6 +32,12 @@ Figures, one per line:
 Rates are wall-clock (time.perf_counter); each (a) line also gives the rate per
 CPU-second of this process, which other load on a shared machine disturbs less. All
 figures are indicative only; the tests never assert on them.
+
+``--opcodes`` prints instead, for (d), (d') and (e), the Python bytecode instructions
+and the calls into C functions executed per packet (``sys.settrace`` with opcode
+events; about 50 times slower than a plain run). They do not depend on the machine or
+its load, so they compare two versions of the code where times cannot; they leave out
+what the C functions themselves cost (struct packing, dict lookups).
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -509,7 +517,18 @@ def switch_rate(args: argparse.Namespace) -> Rate:
     fabric switch does: no local SID, the uSID route of the destination's first uSID
     (one entry per EV's path), hop limit, trim configuration of the out port."""
     pair = BackToBack(load_program(NIC_P4))
-    post = _host_write(pair)
+    device, sample = _forwarding_switch(pair, _host_write(pair))
+    rate = measure(device, lambda n: [sample[i % len(sample)] for i in range(n)],
+                   args.seconds, args.packets, args.warmup)
+    if args.profile:
+        profile("(e) switch forwarding", device,
+                [sample[i % len(sample)] for i in range(args.packets or 5_000)])
+    return rate
+
+
+def _forwarding_switch(pair: BackToBack, post: bytes
+                       ) -> tuple[V1ModelDevice, list[tuple[bytes, int]]]:
+    """The switch of (e), programmed, and 64 of the NIC's data packets it forwards."""
     sample = _fabric_frames(pair, post, 64)
     device = load_program(SWITCH_P4).new_device()
     state = device.state
@@ -524,12 +543,58 @@ def switch_rate(args: argparse.Namespace) -> Rate:
         out = device.process(data, port)
         if len(out) != 1 or out[0].port != SWITCH_OUT_PORT:
             raise SystemExit(f"the switch does not forward the NIC's packet: {out}")
-    rate = measure(device, lambda n: [sample[i % len(sample)] for i in range(n)],
-                   args.seconds, args.packets, args.warmup)
-    if args.profile:
-        profile("(e) switch forwarding", device,
-                [sample[i % len(sample)] for i in range(args.packets or 5_000)])
-    return rate
+    return device, sample
+
+
+# -- --opcodes: work per packet that does not depend on the machine ----------------------
+
+OPCODE_PACKETS = 300
+
+
+def opcode_counts(args: argparse.Namespace) -> None:
+    """(d), (d') and (e) in Python opcodes and C calls per packet (see the docstring)."""
+    pair = BackToBack(load_program(NIC_P4))
+    post = _host_write(pair)
+    for _ in range(OPCODE_PACKETS):  # past the first packets' table-cache misses
+        pair.a.device.process(post, NIC_HOST_PORT)
+    frames = _fabric_frames(pair, post, OPCODE_PACKETS)
+    switch, sample = _forwarding_switch(pair, post)
+    runs = (("(d)  mrc_nic.p4 transmit", pair.a.device, [(post, NIC_HOST_PORT)] * len(frames)),
+            ("(d') mrc_nic.p4 receive", pair.b.device, frames),
+            ("(e)  srv6_switch.p4 forwarding", switch,
+             [sample[i % len(sample)] for i in range(OPCODE_PACKETS)]))
+    for title, device, packets in runs:
+        opcodes, c_calls = _count_opcodes(device, packets)
+        print(f"{title}: {opcodes / len(packets):,.0f} Python opcodes and "
+              f"{c_calls / len(packets):.1f} C calls per packet ({len(packets)} packets)")
+
+
+def _count_opcodes(device: V1ModelDevice, packets: Sequence[tuple[bytes, int]]
+                   ) -> tuple[int, int]:
+    counts = [0, 0]
+
+    def trace(frame: Any, event: str, _arg: Any) -> Any:
+        if event == "call":
+            frame.f_trace_opcodes = True
+            frame.f_trace_lines = False
+        elif event == "opcode":
+            counts[0] += 1
+        return trace
+
+    def c_calls(_frame: Any, event: str, _arg: Any) -> None:
+        if event == "c_call":
+            counts[1] += 1
+
+    process = device.process
+    sys.setprofile(c_calls)
+    sys.settrace(trace)
+    try:
+        for data, port in packets:
+            process(data, port)
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)
+    return counts[0], counts[1]
 
 
 def bench_switch_forwarding(args: argparse.Namespace) -> None:
@@ -549,6 +614,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="short runs (CI smoke test): 2,000 packets per run, one (c) run")
     ap.add_argument("--profile", action="store_true",
                     help="cProfile the packet loops and print the top 25 functions")
+    ap.add_argument("--opcodes", action="store_true",
+                    help="instead of timing: Python opcodes and C calls per packet of "
+                         "(d), (d') and (e), which do not depend on the machine's load")
     ap.add_argument("--dump-generated", metavar="FILE",
                     help="write the generated program of (c) to FILE")
     args = ap.parse_args(argv)
@@ -559,7 +627,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.packets is not None and args.packets < 1:
         ap.error("--packets must be positive")
     print(f"bench_model: Python {sys.version.split()[0]}, "
-          f"{'quick' if args.quick else 'full'} run")
+          f"{'opcode count' if args.opcodes else 'quick' if args.quick else 'full'} run")
+    if args.opcodes:
+        opcode_counts(args)
+        return 0
     bench_router(args)
     bench_switch()
     bench_generated(args)

@@ -30,3 +30,13 @@ def test_bench_model_quick() -> None:
     figure("(d) ", rf"mrc_nic\.p4 transmit .*: {NUMBER} pps, {NUMBER} us/packet")
     figure("(d')", rf"mrc_nic\.p4 receive .*: {NUMBER} pps, {NUMBER} us/packet")
     figure("(e) ", rf"srv6_switch\.p4 forwarding .*: {NUMBER} pps, {NUMBER} us/packet")
+
+
+def test_bench_model_opcodes() -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--opcodes"], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for prefix in ("(d) ", "(d')", "(e) "):
+        hits = [line for line in proc.stdout.splitlines() if line.startswith(prefix)]
+        assert hits and re.search(rf"{NUMBER} Python opcodes and {NUMBER} C calls per packet",
+                                  hits[0]), proc.stdout
