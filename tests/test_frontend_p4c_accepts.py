@@ -103,6 +103,18 @@ def test_table_size_from_a_constructor_parameter() -> None:
     check_source(preprocess_text(SIZED % "1024"))
 
 
+def test_table_size_from_a_constructor_argument_in_the_pipeline() -> None:
+    sub = ("control Sub(inout hs h)(bit<32> n) {\n"
+           "    action set(bit<8> x) { h.h.a = x; }\n"
+           "    table t { key = { h.h.a : exact; } actions = { set; } size = n; }\n"
+           "    apply { t.apply(); }\n}\n")
+    text = SWITCH.replace("control I(", sub + "control I(").replace(
+        "    action a() {}", "    Sub(64) sub;\n    action a() {}").replace(
+        "        s.egress_spec = 1;\n", "        s.egress_spec = 1;\n        sub.apply(h);\n")
+    state = load_program_text(text, "sized.p4").new_state()
+    assert state.tables["I.sub.t"].size == 64
+
+
 def test_table_size_must_still_be_known() -> None:
     # p4test leaves this to the back ends; p4c-bm2-ss rejects it ("size must be a
     # constant numeric expression"), and so does bm.

@@ -117,7 +117,7 @@ class StateBuilder:
                 default_only.append(default_name)
             default = ActionCall(default_name, ())
         size_prop = decl.property("size")
-        size = int(_const(size_prop.value)) if size_prop else DEFAULT_TABLE_SIZE
+        size = int(_const(_bound(size_prop.value, inst))) if size_prop else DEFAULT_TABLE_SIZE
         table = Table(name, keys, actions, default, default_is_const=decl.default_action_const,
                       size=max(size, len(decl.entries)), const_entries=decl.entries_const,
                       default_only_actions=default_only, table_only_actions=table_only)
@@ -166,6 +166,26 @@ class StateBuilder:
 
 def _directional(decl: ast.ActionDecl) -> list[ast.Parameter]:
     return [p for p in decl.params if p.direction]
+
+
+def _bound(e: ast.Expression, inst: BlockInstance) -> ast.Expression:
+    """`e`, or the argument its instance gives when `e` names a constructor parameter of
+    the block (`control C()(int size)` instantiated as `C(1024)`)."""
+    params = getattr(inst.decl, "constructor_params", [])
+    if not (isinstance(e, ast.PathExpr) and any(p is e.decl for p in params)):
+        return e
+    args = getattr(inst.inst, "args", [])
+    index = next(i for i, p in enumerate(params) if p is e.decl)
+    named = {a.name: a.value for a in args if a.name}
+    if e.decl.name in named:
+        return named[e.decl.name]
+    if index < len(args) and args[index].name is None:
+        return args[index].value
+    default = e.decl.default
+    if default is None:
+        raise P4TypeError(f"not supported by bm's target: {e.name}, a constructor parameter "
+                          "given no argument bm can see", e.loc)
+    return default
 
 
 def _const(e: ast.Expression) -> Any:
