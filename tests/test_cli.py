@@ -355,3 +355,17 @@ def test_console_script_entry_point() -> None:
     from behavioral_model.__main__ import main as script_main
 
     assert script_main is main
+
+
+def test_a_p4_error_found_when_loading_is_one_line(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A program the checker passes but bm's loader refuses (a table size bound to an
+    outer control's constructor parameter) fails with the P4 error's location, not as
+    an internal error."""
+    program = Path(__file__).parent / "p4" / "table_size_outer_param.p4"
+    stf = tmp_path / "t.stf"
+    stf.write_text("packet 0 01\nexpect 0 01\n")
+    code, _, err = run_main(["stf", program, stf], capsys)
+    assert code == 1
+    assert err.startswith(f"{program}:") and "internal error" not in err
+    assert err.count("\n") == 1

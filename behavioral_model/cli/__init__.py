@@ -18,6 +18,7 @@ from pathlib import Path
 
 from behavioral_model.cli import check, p4info, runtime_cli, stf, switch
 from behavioral_model.cli.common import EXIT_FAILURE, CliError, Subcommand
+from behavioral_model.frontend.errors import P4Error
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
@@ -63,6 +64,9 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     except CliError as error:
         print(error.message, file=sys.stderr)
         return error.exit_code
+    except P4Error as error:  # the program, found wrong where it is loaded, not checked
+        print(error, file=sys.stderr)
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
