@@ -16,6 +16,7 @@ from ..frontend.errors import P4TypeError
 from ..frontend.naming import BlockInstance, block_instances
 from ..frontend.types import StructLike, Type
 from . import support
+from .bindgen import BindGenMixin
 from .controlgen import ControlGenMixin
 from .emit import Module, StateBinding, Writer
 from .exprgen import ExprGenMixin, strip
@@ -60,8 +61,8 @@ class CompiledProgram:
         return ns
 
 
-class PipelineCompiler(ExprGenMixin, ControlGenMixin, ParserGenMixin, PnaExternGenMixin,
-                       ExternGenMixin):
+class PipelineCompiler(ExprGenMixin, ControlGenMixin, BindGenMixin, ParserGenMixin,
+                       PnaExternGenMixin, ExternGenMixin):
     def __init__(self, checked: CheckedProgram) -> None:
         self.checked = checked
         self.module = Module()
