@@ -166,11 +166,14 @@ class IndexExpr(Expression):
 
 @dataclass(eq=False, kw_only=True)
 class SliceExpr(Expression):
-    """`base[hi:lo]`."""
+    """`base[hi:lo]`, or `base[lo +: width]` (spec 8.6: `width` bits from bit `lo`). For
+    the latter the checker sets `hi` when `lo` is compile-time known; a run-time `lo`
+    leaves `hi` None."""
 
     base: Expression
-    hi: Expression
+    hi: Expression | None
     lo: Expression
+    width: Expression | None = None
 
 
 @dataclass(eq=False, kw_only=True)

@@ -123,6 +123,8 @@ def evaluate_composite(expr: ast.Expression, errors: list[str] | None = None) ->
             chosen, bool) else chosen
     if isinstance(expr, ast.SliceExpr):
         v = _as_int(evaluate_composite(expr.base, errors))
+        if expr.hi is None:  # `v[lo +: w]` with a run-time `lo`
+            raise NotConstant("an indexed slice")
         hi = _as_int(evaluate_composite(expr.hi, errors))
         lo = _as_int(evaluate_composite(expr.lo, errors))
         return (v >> lo) & ((1 << (hi - lo + 1)) - 1)

@@ -341,6 +341,10 @@ class ExprChecker:
 
     def _slice(self, expr: ast.SliceExpr, scope: Scope) -> Type:
         bt = self.check(expr.base, scope)
+        if expr.width is not None:
+            width_t = self._indexed_slice(expr, bt, scope)
+            if width_t is not None:
+                return width_t
         self.check(expr.hi, scope)
         self.check(expr.lo, scope)
         hi, lo = self._const(expr.hi, "slice bound"), self._const(expr.lo, "slice bound")
@@ -354,6 +358,31 @@ class ExprChecker:
             bound = expr.hi if hi >= bt.width else expr.lo
             raise P4TypeError(f"slice [{hi}:{lo}] out of range for {bt}", bound.loc)
         return BitT(hi - lo + 1)
+
+    def _indexed_slice(self, expr: ast.SliceExpr, bt: Type, scope: Scope) -> Type | None:
+        """`base[lo +: w]` (spec 8.6): `w` is a positive compile-time width, `lo` an
+        integer. A known `lo` makes it the plain slice `base[lo+w-1:lo]`, left to the
+        caller (None); a run-time `lo` gives `bit<w>` of a `bit<W>` base, as p4c has it
+        even when `w` exceeds `W`."""
+        assert expr.width is not None
+        self.check(expr.width, scope)
+        width = self._const(expr.width, "slice width")
+        if width <= 0:
+            raise P4TypeError(f"slice width must be positive, got {width}", expr.width.loc)
+        lo_t = self.check(expr.lo, scope)
+        if not isinstance(lo_t, IntT | BitT):
+            raise P4TypeError(f"slice index must be an integer, got {lo_t}", expr.lo.loc)
+        try:
+            lo = evaluate(expr.lo)
+        except NotConstant:
+            lo = None
+        if lo is not None:
+            expr.hi = ast.IntLiteral(value=lo + width - 1, loc=expr.lo.loc)
+            expr.width = None
+            return None
+        if not isinstance(bt, BitT):
+            raise P4TypeError(f"cannot slice a value of type {bt}", expr.loc)
+        return BitT(width)
 
     def _const(self, expr: ast.Expression, what: str) -> int:
         try:

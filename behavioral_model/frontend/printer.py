@@ -31,6 +31,8 @@ def expr_text(e: ast.Expression) -> str:
     if isinstance(e, ast.IndexExpr):
         return f"{_operand(e.base)}[{expr_text(e.index)}]"
     if isinstance(e, ast.SliceExpr):
+        if e.width is not None:
+            return f"{_operand(e.base)}[{expr_text(e.lo)} +: {expr_text(e.width)}]"
         return f"{_operand(e.base)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
     if isinstance(e, ast.UnaryExpr):
         return f"{e.op}{_operand(e.operand)}"

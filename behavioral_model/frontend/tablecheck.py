@@ -195,7 +195,7 @@ def _nameable(expr: ast.Expression) -> bool:
     if isinstance(expr, ast.IndexExpr):
         return _nameable(expr.base) and _nameable(expr.index)
     if isinstance(expr, ast.SliceExpr):
-        return all(_nameable(e) for e in (expr.base, expr.hi, expr.lo))
+        return all(_nameable(e) for e in (expr.base, expr.hi or expr.width, expr.lo))
     if isinstance(expr, ast.BinaryExpr) and expr.op == "&":
         return _nameable(expr.left) and _nameable(expr.right)
     if isinstance(expr, ast.MethodCallExpr):

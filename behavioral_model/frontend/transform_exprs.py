@@ -178,6 +178,10 @@ class ExpressionRules(Transformer):
               ) -> ast.SliceExpr:
         return ast.SliceExpr(base=base, hi=hi, lo=lo, loc=base.loc)
 
+    def plus_slice(self, base: ast.Expression, _lb: Token, lo: ast.Expression, _op: Token,
+                   width: ast.Expression) -> ast.SliceExpr:
+        return ast.SliceExpr(base=base, hi=None, lo=lo, width=width, loc=base.loc)
+
     def call(self, func: ast.Expression, _lp: Token, args: list[ast.Argument]
              ) -> ast.MethodCallExpr:
         return ast.MethodCallExpr(func=func, args=args, loc=func.loc)

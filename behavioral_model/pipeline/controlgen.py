@@ -226,6 +226,9 @@ class ControlGenMixin:
     def store(self, lhs: ast.Expression, value: str) -> None:
         """Write `value` (Python code) into the l-value `lhs`."""
         if isinstance(lhs, ast.SliceExpr):
+            if lhs.hi is None:
+                raise P4TypeError("bm does not support writing to a slice with a run-time "
+                                  "index (x[i +: w] = ...) yet", lhs.loc)
             hi, lo = evaluate(lhs.hi), evaluate(lhs.lo)
             width = hi - lo + 1
             field_mask = ((1 << width) - 1) << lo

@@ -99,6 +99,11 @@ class ExprGenMixin:
         if isinstance(e, ast.IndexExpr):
             return self._index(e)
         if isinstance(e, ast.SliceExpr):
+            if e.hi is None:  # `x[lo +: w]`, `lo` known at run time only (spec 8.6)
+                if getattr(strip_newtype(e.lo.type), "signed", False):
+                    raise P4TypeError("bm does not support a slice with a signed run-time "
+                                      "index (x[i +: w], i of type int<N>) yet", e.lo.loc)
+                return f"(({self.expr(e.base)} >> {self.expr(e.lo)}) & {mask(evaluate(e.width))})"
             hi, lo = evaluate(e.hi), evaluate(e.lo)
             return f"(({self.expr(e.base)} >> {lo}) & {mask(hi - lo + 1)})"
         if isinstance(e, ast.UnaryExpr):
