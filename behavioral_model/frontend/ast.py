@@ -28,6 +28,7 @@ from .ast_exprs import DontCareTypeRef as DontCareTypeRef
 from .ast_exprs import Expression as Expression
 from .ast_exprs import IndexExpr as IndexExpr
 from .ast_exprs import IntLiteral as IntLiteral
+from .ast_exprs import InvalidHeaderExpr as InvalidHeaderExpr
 from .ast_exprs import ListExpr as ListExpr
 from .ast_exprs import MaskExpr as MaskExpr
 from .ast_exprs import MemberExpr as MemberExpr

@@ -255,6 +255,12 @@ class DontCareExpr(Expression):
 
 
 @dataclass(eq=False, kw_only=True)
+class InvalidHeaderExpr(Expression):
+    """`{#}`: the invalid value of the header or header union its context gives
+    (spec 8.17); the checker sets `type` to that header or union."""
+
+
+@dataclass(eq=False, kw_only=True)
 class DefaultExpr(Expression):
     """`default` in a select or table key set."""
 

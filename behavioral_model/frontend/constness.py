@@ -51,7 +51,8 @@ def _known_call(call: ast.MethodCallExpr) -> bool:
 def is_compile_time_known(expr: ast.Expression) -> bool:
     """True if p4c would call the (checked) expression a compile-time constant."""
     if isinstance(expr, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral
-                  | ast.TypeNameExpr | ast.DefaultExpr | ast.ConstructorCallExpr):
+                  | ast.TypeNameExpr | ast.DefaultExpr | ast.ConstructorCallExpr
+                  | ast.InvalidHeaderExpr):
         return True
     if isinstance(expr, ast.PathExpr):
         if expr.decl is None:  # `error` itself

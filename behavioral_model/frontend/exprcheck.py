@@ -24,6 +24,7 @@ from .types import (
     HeaderT,
     HeaderUnionT,
     IntT,
+    InvalidHeaderT,
     MatchKindT,
     StackT,
     StateT,
@@ -73,6 +74,12 @@ class ExprChecker:
             # p4c: `H h = 0;` gives a type variable no width.
             raise P4TypeError(f"{expr_text(expr)}: could not infer a width for type {target}",
                               expr.loc)
+        if isinstance(expr, ast.InvalidHeaderExpr):
+            if not isinstance(target, HeaderT | HeaderUnionT):
+                raise P4TypeError(f"{{#}} is the invalid header or header union, not a value "
+                                  f"of type {target}", expr.loc)
+            expr.type = target
+            return
         if src == target or isinstance(target, TypeVar | DontCareT):
             return
         if isinstance(expr, ast.DontCareExpr):
@@ -177,6 +184,8 @@ class ExprChecker:
             return expected if expected is not None else DontCareT()
         if isinstance(expr, ast.DefaultExpr):
             return DontCareT()
+        if isinstance(expr, ast.InvalidHeaderExpr):
+            return InvalidHeaderT()  # coerce() gives it the header type of its context
         if isinstance(expr, ast.PathExpr):
             return self._path(expr, scope)
         if isinstance(expr, ast.TypeNameExpr):
@@ -467,14 +476,15 @@ class ExprChecker:
         if op in ("==", "!="):
             if isinstance(lt, IntT) and isinstance(rt, IntT):
                 return BoolT()
-            if isinstance(expr.left, ast.StructInitExpr) and isinstance(
-                    expr.right, ast.StructInitExpr):
+            if isinstance(expr.left, ast.StructInitExpr | ast.InvalidHeaderExpr) and isinstance(
+                    expr.right, ast.StructInitExpr | ast.InvalidHeaderExpr):
                 # p4c: neither side has a struct type to compare by.
                 raise P4TypeError(f"{expr_text(expr)}: cannot compare two key-value "
-                                  "initializers; cast one to its type", expr.loc)
-            if isinstance(expr.left, ast.ListExpr | ast.StructInitExpr):
+                                  "initializers (or {#}); cast one to its type", expr.loc)
+            if isinstance(expr.left, ast.ListExpr | ast.StructInitExpr | ast.InvalidHeaderExpr):
                 self.coerce(expr.left, rt)
-            elif isinstance(expr.right, ast.ListExpr | ast.StructInitExpr):
+            elif isinstance(expr.right,
+                            ast.ListExpr | ast.StructInitExpr | ast.InvalidHeaderExpr):
                 self.coerce(expr.right, lt)
             elif isinstance(lt, BitT | IntT | EnumT) and isinstance(rt, BitT | IntT | EnumT):
                 self._unify_numeric(expr)
@@ -559,7 +569,7 @@ class ExprChecker:
     def _cast(self, expr: ast.CastExpr, scope: Scope) -> Type:
         target = self.resolver.resolve(expr.type_ref, scope)
         src = self.check(expr.expr, scope, None)
-        if isinstance(expr.expr, ast.ListExpr | ast.StructInitExpr):
+        if isinstance(expr.expr, ast.ListExpr | ast.StructInitExpr | ast.InvalidHeaderExpr):
             self.coerce(expr.expr, target)
             return target
         if not cast_allowed(src, target):

@@ -59,6 +59,8 @@ def expr_text(e: ast.Expression) -> str:
         return f"{expr_text(e.low)} .. {expr_text(e.high)}"
     if isinstance(e, ast.DontCareExpr):
         return "_"
+    if isinstance(e, ast.InvalidHeaderExpr):
+        return "{#}"
     if isinstance(e, ast.DefaultExpr):
         return "default"
     return f"<{type(e).__name__}>"

@@ -64,6 +64,7 @@ _PUNCT: dict[str, str] = {
     "|+|": "PLUS_SAT",
     "|-|": "MINUS_SAT",
     "..": "RANGE",
+    "{#}": "INVALID_HEADER",  # the invalid header or header union value, spec 8.17
     "+:": "PLUS_SLICE",  # `x[lo +: w]`, spec 8.6 (an indexed slice)
     "<<": "SHL",
     "<=": "LE",
@@ -130,7 +131,7 @@ _TOKEN_RE = re.compile(
   | (?P<number>[0-9][A-Za-z0-9_]*)
   | (?P<string>"(?:[^"\\\n]|\\.)*")
   | (?P<openstring>")
-  | (?P<punct>\|\+\|=|\|-\|=|<<=|\+\+=|&&&|\|\+\||\|-\||\.\.|\+:|<<|<=|>=|==|!=|&&|\|\||\+\+
+  | (?P<punct>\|\+\|=|\|-\|=|<<=|\+\+=|&&&|\|\+\||\|-\||\.\.|\+:|\{\#\}|<<|<=|>=|==|!=|&&|\|\||\+\+
               |[-+*/%&|^]=|[-+*/%&|^~!<>()\[\]{};,:.=?@])
   | (?P<other>.)
     """,

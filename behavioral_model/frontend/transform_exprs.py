@@ -190,6 +190,9 @@ class ExpressionRules(Transformer):
                      args: list[ast.Argument]) -> ast.MethodCallExpr:
         return ast.MethodCallExpr(func=func, type_args=type_args, args=args, loc=func.loc)
 
+    def invalid_header(self, tok: Token) -> ast.InvalidHeaderExpr:
+        return ast.InvalidHeaderExpr(loc=loc_of(tok))
+
     def int_lit(self, tok: Token) -> ast.IntLiteral:
         return int_literal(tok)
 

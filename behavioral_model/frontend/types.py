@@ -73,6 +73,14 @@ class DontCareT(Type):
 
 
 @dataclass(frozen=True)
+class InvalidHeaderT(Type):
+    """The type of `{#}` until its context makes it a header or header union."""
+
+    def __str__(self) -> str:
+        return "{#}"
+
+
+@dataclass(frozen=True)
 class VarbitT(Type):
     max_width: int
 

@@ -118,8 +118,8 @@ class ExprGenMixin:
             return self.call_expr(e)  # type: ignore[attr-defined]
         if isinstance(e, ast.ListExpr | ast.StructInitExpr):
             return self.composite_value(e, t)
-        if isinstance(e, ast.DontCareExpr):
-            return self.values.default_expr(t)
+        if isinstance(e, ast.DontCareExpr | ast.InvalidHeaderExpr):
+            return self.values.default_expr(t)  # `{#}`: a header's zero value is invalid
         if isinstance(e, ast.TypeNameExpr):
             raise P4TypeError("a type cannot be used as a value", e.loc)
         raise P4TypeError(f"unsupported expression {type(e).__name__}", e.loc)
