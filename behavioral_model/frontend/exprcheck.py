@@ -451,16 +451,18 @@ class ExprChecker:
                 raise P4TypeError(f"cannot shift a value of type {lt}", expr.left.loc)
             if isinstance(rt, EnumT) and isinstance(rt.underlying, BitT):
                 rt = rt.underlying  # spec 8.3: a serializable enum converts to its type
-            if isinstance(rt, BitT) and rt.signed:
-                raise P4TypeError("shift amount must be unsigned", expr.right.loc)
             if not isinstance(rt, BitT | IntT):
                 raise P4TypeError(f"shift amount must be an integer, got {rt}", expr.right.loc)
+            amount = self._constant_int(expr.right)
+            if isinstance(rt, BitT) and rt.signed and amount is None:
+                # p4c takes a signed amount only when it is known (and not negative).
+                raise P4TypeError("shift amount must be unsigned", expr.right.loc)
             if isinstance(rt, IntT):
                 amount = self._const(expr.right, "shift amount of an untyped integer")
-                if amount < 0:
-                    raise P4TypeError("negative shift amount", expr.right.loc)
+            if amount is not None and amount < 0:
+                raise P4TypeError("negative shift amount", expr.right.loc)
             self._folded_shift(expr)
-            if isinstance(lt, IntT) and not isinstance(rt, IntT):
+            if isinstance(lt, IntT) and amount is None:
                 # Spec 8.6: the result width would depend on a run-time value.
                 raise P4TypeError("shifting an untyped integer by a non-constant amount: "
                                   "give the left operand a width", expr.loc)
@@ -555,6 +557,8 @@ class ExprChecker:
                 self._retype_int(expr.then, expected)
                 self._retype_int(expr.else_, expected)
                 return expected
+            if self._constant_int(expr) is not None:
+                return IntT()  # p4c folds a known condition to one untyped branch
             raise P4TypeError("'?:' with untyped integer branches needs a width", expr.loc)
         if isinstance(a, IntT):
             self.coerce(expr.then, b)
