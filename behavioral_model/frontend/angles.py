@@ -4,7 +4,8 @@ The raw lexer cannot tell ``a < b`` from ``register<bit<32>>``; this pass decide
 the tokens around them (after type names are known): a ``<`` after a type, or starting
 ``f<T, ...>(``, opens type arguments; one that the type-name pass saw opening a
 declaration's type parameters opens those; the ``>`` closing either becomes
-_RANGLE_ARGS, and two adjacent ``>`` that close nothing are the shift SHR.
+_RANGLE_ARGS, two adjacent ``>`` that close nothing are the shift SHR, and ``>`` ``>=``
+that close nothing are the compound assignment ``>>=``.
 """
 
 from __future__ import annotations
@@ -93,6 +94,13 @@ def classify_angles(toks: list[Token], param_angles: Callable[[int], bool]) -> l
                   and toks[i + 1].start_pos == t.end_pos):
                 out.append(Token("SHR", ">>", t.start_pos, t.line, t.column, t.line,
                                  t.column + 2, t.end_pos + 1))
+                i += 2
+                continue
+            elif (i + 1 < n and toks[i + 1].type == "GE"
+                  and toks[i + 1].start_pos == t.end_pos):
+                # `a >>= b` (spec 11.1), lexed as `>` `>=` for `bit<8>>=`'s sake.
+                out.append(Token("OP_ASSIGN", ">>=", t.start_pos, t.line, t.column, t.line,
+                                 t.column + 3, t.end_pos + 2))
                 i += 2
                 continue
         out.append(t)
