@@ -133,7 +133,7 @@ def _parse_annotation_body(tokens: list[Token], start: str = "annotation_args") 
 
 _EXPR_STARTS = frozenset(
     {"INTEGER", "STRING_LITERAL", "TRUE", "FALSE", "NOT", "COMPLEMENT", "MINUS", "PLUS",
-     "LPAREN", "LBRACE", "DOT", "ERROR"}
+     "LPAREN", "LBRACE", "DOT", "ERROR", "INVALID_HEADER"}
 )
 _BIN_OPS = frozenset(
     {"LE", "GE", "EQ", "NE", "AND", "OR", "SHL", "SHR", "PLUS", "MINUS", "PLUS_SAT",
