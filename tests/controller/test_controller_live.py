@@ -31,11 +31,16 @@ from controller.react import LinkState, Reactor
 from controller.topology import load_topology
 from fabric.procs import ProcessFabric, layout_from_topology
 from fabric.procs.launcher import switch_command
-from host import Endpoint, MemoryRegion, NanomsgPort
+from host import Endpoint, MemoryRegion, NanomsgPort, TransportConfig
 from host.codec import Route, encode_nack
 from p4rt_client import P4RuntimeSession
 from protocol import constants as c
 from tests.loopback import wait_until
+
+# The hosts run in real time against device processes that may wait seconds for a core
+# on a busy machine: their timeouts and reordering allowance are set for that, so a slow
+# switch is not taken for a lost packet (a retired EV the test did not ask for).
+LIVE_TRANSPORT = TransportConfig(rto=5.0, max_rto=20.0, reorder_allowance=2.0)
 
 
 class Live:
@@ -49,7 +54,8 @@ class Live:
         spec = next(h for h in self.fabric.layout.host_sockets if h.port.device == nic)
         node = self.plan.fabric.nic(nic)
         assert node is not None
-        return Endpoint(NanomsgPort(spec.address), str(ipaddress.IPv6Address(node.ipv6)))
+        return Endpoint(NanomsgPort(spec.address), str(ipaddress.IPv6Address(node.ipv6)),
+                        config=LIVE_TRANSPORT)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +75,7 @@ def apply_json(live: Live) -> dict[str, Any]:
 
 
 def exchange(hosts: dict[str, Endpoint], done: Callable[[], bool],
-             timeout_s: float = 60) -> None:
+             timeout_s: float = 300) -> None:
     """Run the hosts' ports and timers until ``done()``."""
     for endpoint in hosts.values():
         endpoint.port.set_receiver(endpoint.handle_frame)
