@@ -29,7 +29,7 @@ lint: setup
 
 # TEST_WORKERS=2 runs the suite on two pytest-xdist workers (tests/conftest.py groups it
 # by file). One process is the default: on two workers the controller's live tests still
-# fail beside the other worker's device processes (docs/testing.md).
+# fail when the two of them run at the same time (docs/testing.md).
 TEST_WORKERS ?= 0
 
 test: setup
