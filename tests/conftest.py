@@ -37,6 +37,12 @@ PTF_ALL_TESTS = ("tests/test_ptf_mrc_nic.py", "tests/test_ptf_mrc_nic_pna.py",
                  "tests/test_run_ptf_all.py")
 
 
+# The two files that run a controller against a live process fabric fail when they run
+# at the same time on two workers (docs/testing.md, cause not found): one group.
+LIVE_CONTROLLER_TESTS = ("tests/controller/test_controller_live.py",
+                         "tests/controller/test_metrics_live.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`make test` runs the suite on two pytest-xdist workers with ``--dist loadgroup``.
     A group is a test file: its module fixtures, ``functools.cache``d runs and helper
@@ -50,6 +56,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = item.nodeid.split("::")[0]
         if group in PTF_ALL_TESTS:
             group = "ptf-all"
+        elif group in LIVE_CONTROLLER_TESTS:
+            group = "live-controller"
         experiment = _paper_experiment(item)
         if experiment:
             group = f"{group}:{experiment}"
