@@ -8,10 +8,7 @@ accepted by it."""
 from __future__ import annotations
 
 import pytest
-
-from behavioral_model.frontend.errors import P4TypeError
-from behavioral_model.frontend.preprocess import preprocess_text
-from behavioral_model.program import check_source
+from frontend_cases import assert_rejected, check
 
 REGISTER = """
 #include <core.p4>
@@ -64,16 +61,9 @@ ACCEPTED = [
 ]
 
 
-def check(text: str) -> None:
-    check_source(preprocess_text(text))
-
-
 @pytest.mark.parametrize("text, message", REJECTED)
 def test_rejected_like_p4c(text: str, message: str) -> None:
-    with pytest.raises(P4TypeError) as err:
-        check(text)
-    assert message in err.value.message
-    assert err.value.location is not None
+    assert_rejected(text, message)
 
 
 @pytest.mark.parametrize("text", ACCEPTED)
