@@ -28,6 +28,7 @@ from protocol.constants import (
 )
 
 __all__ = [
+    "NIC_ENCAP_BYTES",
     "FrameError",
     "Route",
     "MrcFrame",
@@ -58,6 +59,9 @@ _IPV6_BYTES = 40
 _UDP_BYTES = 8
 _BTH_BYTES = 12
 PREFIX_BYTES = _PREFIX.size
+# The outer IPv6 header the NIC adds to every frame a host posts (mrc-nic.md 3): what a
+# frame weighs on the wire beyond its own bytes.
+NIC_ENCAP_BYTES = _IPV6_BYTES
 # Offset of the BTH flags byte (AckReq, reserved, Retransmit, TSETH present, reserved 4).
 _BTH_FLAGS_OFFSET = _ETH_BYTES + _IPV6_BYTES + _UDP_BYTES + 8
 _ACK_REQ = 0x80

@@ -28,7 +28,15 @@ from protocol.constants import (
 )
 
 from .clock import Clock
-from .codec import NackPacket, Route, SackPacket, encode_nack, encode_probe, encode_write
+from .codec import (
+    NIC_ENCAP_BYTES,
+    NackPacket,
+    Route,
+    SackPacket,
+    encode_nack,
+    encode_probe,
+    encode_write,
+)
 from .codec import with_retransmit as retransmit_copy
 from .completions import WriteError, WriteHandle
 from .config import TransportConfig
@@ -43,7 +51,6 @@ _CONN_ID_MASK = 0xFFFF  # connection ids are the low 16 bits of the QPNs (mrc-ni
 _MSG_SEQ_MASK = 0xFFFF
 _TRIM_REASONS = (NACK_TRIMMED, NACK_TRIMMED_LASTHOP)
 _BITMAP_MASK = (1 << 64) - 1  # the SACK bitmap's 64 bits
-_ENCAP_BYTES = 40  # the outer IPv6 header the NIC adds (mrc-nic.md 3)
 
 
 class _Message:
@@ -238,7 +245,7 @@ class QpSender:
         if not self._line_rate:
             return now
         start = max(now, self._wire_free)
-        self._wire_free = start + (len(frame) + _ENCAP_BYTES) / self._line_rate
+        self._wire_free = start + (len(frame) + NIC_ENCAP_BYTES) / self._line_rate
         return start
 
     def _next_tx_seq(self) -> int:

@@ -35,7 +35,7 @@ from protocol.constants import (
 )
 
 from ..clock import Clock
-from ..codec import NackPacket, Route, SackPacket, encode_write, with_retransmit
+from ..codec import NIC_ENCAP_BYTES, NackPacket, Route, SackPacket, encode_write, with_retransmit
 from ..completions import WriteError, WriteHandle
 from ..config import TransportConfig
 from ..psn import unwrap_psn, wire_psn
@@ -45,9 +45,6 @@ from .dcqcn import Dcqcn, DcqcnConfig
 __all__ = ["GoBackNSender"]
 
 _MSG_SEQ_MASK = 0xFFFF
-# The NIC's outer IPv6 header, added to every frame on the wire: paced frames are
-# counted at their size on the wire.
-_ENCAP_BYTES = 40
 
 
 class _Message:
@@ -124,7 +121,7 @@ class GoBackNSender:
         self._post(frame)
         if self.dcqcn is not None:
             now = self.clock.now()
-            wire = len(frame) + _ENCAP_BYTES
+            wire = len(frame) + NIC_ENCAP_BYTES
             if self.dcqcn.limited(now):
                 rate = self.dcqcn.rate_bps(now)
                 self._next_tx = max(self._next_tx, now) + wire * 8 / rate
