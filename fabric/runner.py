@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import simpy
 import yaml
 
 from controller.plan import FabricPlan, make_plan
@@ -36,7 +35,7 @@ from .failures import schedule_failures
 from .metrics import Metrics
 from .plan_overrides import ecmp_pins, override
 from .scenario import Scenario, ScenarioError
-from .sim.events import call_later
+from .sim.events import EventLoop, call_later
 from .sim.host import EnvClock
 from .sim.network import Network, NetworkConfig, program_path
 from .workload import WriteRecord, open_qps, post_writes, region
@@ -189,7 +188,7 @@ def roce_queue_depth(scenario: Scenario, plan: FabricPlan) -> int:
 PROBE_MAX_RTOS = 8
 
 
-def probe_schedule(scenario: Scenario, env: simpy.Environment) -> ProbeSchedule:
+def probe_schedule(scenario: Scenario, env: EventLoop) -> ProbeSchedule:
     """The reactor's probe schedule on the simulation's virtual clock (seconds)."""
     rto_s = scenario.transport.rto_us / 1e6
     return ProbeSchedule(first_interval_s=rto_s, max_interval_s=rto_s * PROBE_MAX_RTOS,
@@ -300,7 +299,7 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
     gc.freeze()
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
-        env.run(until=simpy.AnyOf(env, [done, deadline]))
+        env.run(until=env.any_of(done, deadline))
         end_us = env.now
         # After the transfer, time runs on while the controller probes retired EVs (a
         # failed link may come back later), until none is left or the deadline.
@@ -355,7 +354,7 @@ def _qp_stats(plan: FabricPlan, hosts: dict, loads: list) -> dict[str, dict[str,
     return out
 
 
-def _tick(env: simpy.Environment, every_us: float, fn: Callable[[], None]) -> None:
+def _tick(env: EventLoop, every_us: float, fn: Callable[[], None]) -> None:
     def again() -> None:
         fn()
         call_later(env, every_us, again)

@@ -36,8 +36,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import simpy
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -52,6 +50,7 @@ from fabric.scenario import (  # noqa: E402
     Workload,
     load_scenario,
 )
+from fabric.sim.events import EventLoop  # noqa: E402
 
 GOAL_HOPS = 60_000
 GOAL_HOPS_PARALLEL = 90_000
@@ -112,24 +111,24 @@ def bench_small(quick: bool, profile: bool) -> None:
 @contextmanager
 def _profiling(profiler: cProfile.Profile | None) -> Iterator[None]:
     """Profile only the simulation phase of the runs made inside (the discrete-event
-    loop, ``simpy.Environment.run``), not their set-up (servers, P4Runtime)."""
+    loop, ``EventLoop.run``), not their set-up (servers, P4Runtime)."""
     if profiler is None:
         yield
         return
-    original = simpy.Environment.run
+    original = EventLoop.run
 
-    def run(env: simpy.Environment, until: Any = None) -> Any:
+    def run(env: EventLoop, until: Any) -> Any:
         profiler.enable()
         try:
             return original(env, until)
         finally:
             profiler.disable()
 
-    simpy.Environment.run = run  # type: ignore[method-assign]
+    EventLoop.run = run  # type: ignore[method-assign]
     try:
         yield
     finally:
-        simpy.Environment.run = original  # type: ignore[method-assign]
+        EventLoop.run = original  # type: ignore[method-assign]
 
 
 def bench_scaling(quick: bool) -> None:
@@ -193,7 +192,7 @@ def bench_pipelines(quick: bool) -> None:
 # Parts of a run by where a function lives (first match wins).
 PARTS = (("pipelines", ("<p4 ", "behavioral_model/pipeline/", "behavioral_model/runtime/")),
          ("traffic manager", ("behavioral_model/tm.py",)),
-         ("simulator", ("fabric/sim/", "simpy/")),
+         ("simulator", ("fabric/sim/",)),
          ("hosts", ("host/",)),
          ("controller, P4Runtime", ("controller/", "p4rt_client/", "behavioral_model/p4runtime/",
                                     "grpc/", "fabric/control.py", "threading.py")),

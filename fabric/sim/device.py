@@ -19,13 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import simpy
-
 from behavioral_model.pipeline.v1model import NORMAL, EgressJob, V1ModelDevice
 from behavioral_model.runtime.digests import DigestMessage
 from behavioral_model.tm import TrafficManager
 
-from .events import call_later
+from .events import EventLoop
 from .link import Channel
 from .target import SimTarget
 
@@ -47,7 +45,7 @@ class DeviceCounters:
 
 
 class SimDevice:
-    def __init__(self, env: simpy.Environment, target: SimTarget,
+    def __init__(self, env: EventLoop, target: SimTarget,
                  queue_depth: int) -> None:
         self.env = env
         self.target = target
@@ -98,7 +96,7 @@ class SimDevice:
             if out in self._waiting or free_at.get(out, 0.0) > now:
                 if tm.enqueue(job, now) and out not in self._waiting:
                     self._waiting.add(out)
-                    call_later(self.env, free_at[out] - now, self._wake, out)
+                    self.env.call_later(free_at[out] - now, self._wake, out)
             elif tm.admit(out, job.priority, job.sm, now):
                 # The port is idle: the packet goes straight through its empty queue.
                 self._egress(device, job, now)
@@ -154,5 +152,5 @@ class SimDevice:
             if busy:
                 if tm.queue_depth(port):
                     self._waiting.add(port)
-                    call_later(self.env, busy, self._wake, port)
+                    self.env.call_later(busy, self._wake, port)
                 return

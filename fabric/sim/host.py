@@ -11,21 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import simpy
-
 from host import Endpoint, TransportConfig
 from host.completions import Completion
 from host.ports import Receiver
 from protocol import constants as c
 
 from .device import SimDevice
-from .events import call_later
+from .events import EventLoop
 
 
 class EnvClock:
-    """simpy time (microseconds) as the endpoint's clock (seconds)."""
+    """Virtual time (microseconds) as the endpoint's clock (seconds)."""
 
-    def __init__(self, env: simpy.Environment) -> None:
+    def __init__(self, env: EventLoop) -> None:
         self.env = env
 
     def now(self) -> float:
@@ -35,7 +33,7 @@ class EnvClock:
 class HostPort:
     """The endpoint's ``PacketPort``: frames go to the NIC's host port."""
 
-    def __init__(self, env: simpy.Environment, nic: SimDevice, delay_us: float) -> None:
+    def __init__(self, env: EventLoop, nic: SimDevice, delay_us: float) -> None:
         self.env = env
         self.nic = nic
         self.delay_us = delay_us
@@ -43,7 +41,7 @@ class HostPort:
 
     def send(self, frame: bytes) -> None:
         self.sent += 1
-        call_later(self.env, self.delay_us, self.nic.receive, c.NIC_HOST_PORT, frame)
+        self.env.call_later(self.delay_us, self.nic.receive, c.NIC_HOST_PORT, frame)
 
     def set_receiver(self, receiver: Receiver | None) -> None:
         pass  # frames are pushed into the endpoint by SimHost.deliver
@@ -56,7 +54,7 @@ class HostPort:
 
 
 class SimHost:
-    def __init__(self, env: simpy.Environment, name: str, nic: SimDevice, address: str,
+    def __init__(self, env: EventLoop, name: str, nic: SimDevice, address: str,
                  config: TransportConfig, delay_us: float,
                  on_complete: Callable[[Completion], object] | None = None) -> None:
         self.env = env
@@ -81,7 +79,7 @@ class SimHost:
         at = max(deadline * 1e6 + 1e-6, self.env.now)
         if self._wake_at is None or at < self._wake_at:
             self._wake_at = at
-            call_later(self.env, at - self.env.now, self._wake, at)
+            self.env.call_later(at - self.env.now, self._wake, at)
 
     def _wake(self, at: float) -> None:
         if self._wake_at != at:

@@ -17,9 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from zlib import crc32
 
-import simpy
-
-from .events import call_later
+from .events import EventLoop
 
 # Where a frame is delivered: (port, frame) at the far device.
 Receive = Callable[[int, bytes], None]
@@ -72,15 +70,16 @@ class Cable:
 class Channel:
     """One direction of a cable: frames from one device port to the far port."""
 
-    __slots__ = ("env", "cable", "far_port", "receive", "_us_per_byte")
+    __slots__ = ("env", "cable", "far_port", "receive", "_us_per_byte", "_later")
 
-    def __init__(self, env: simpy.Environment, cable: Cable, far_port: int,
+    def __init__(self, env: EventLoop, cable: Cable, far_port: int,
                  receive: Receive) -> None:
         self.env = env
         self.cable = cable
         self.far_port = far_port
         self.receive = receive
         self._us_per_byte = 8e6 / cable.rate_bps if cable.rate_bps else 0.0
+        self._later = env.call_later
 
     def transmit(self, frame: bytes) -> float:
         """Put ``frame`` on the wire now; returns its serialisation time (the port is
@@ -96,7 +95,7 @@ class Channel:
             return busy
         counters.frames += 1
         counters.bytes += len(frame)
-        call_later(self.env, busy + cable.delay_us, self._arrive, frame)
+        self._later(busy + cable.delay_us, self._arrive, frame)
         return busy
 
     def _arrive(self, frame: bytes) -> None:

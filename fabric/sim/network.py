@@ -1,4 +1,4 @@
-"""A whole fabric in one simpy environment, built from the controller's plan: a
+"""A whole fabric in one event loop (virtual time), built from the controller's plan: a
 :class:`SimDevice` per switch and NIC, each behind its own P4Runtime server, a
 :class:`Cable` per link of the topology, and a host endpoint behind every NIC.
 
@@ -14,14 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import simpy
-
 from behavioral_model.p4runtime.server import P4RuntimeServer
 from controller.plan import FabricPlan
 from host import TransportConfig
 from protocol import constants as c
 
 from .device import SimDevice
+from .events import EventLoop
 from .host import SimHost
 from .link import Cable, Channel
 from .target import SimTarget
@@ -60,7 +59,7 @@ class Network:
                  transport: TransportConfig) -> None:
         self.plan = plan
         self.config = config
-        self.env = simpy.Environment()
+        self.env = EventLoop()
         self.devices: dict[str, SimDevice] = {}
         self.servers: dict[str, P4RuntimeServer] = {}
         self.cables: dict[str, Cable] = {}
