@@ -131,9 +131,8 @@ def _profiling(profiler: cProfile.Profile | None) -> Iterator[None]:
         EventLoop.run = original  # type: ignore[method-assign]
 
 
-def bench_scaling(quick: bool) -> None:
+def bench_scaling(quick: bool, sizes: tuple[int, ...]) -> None:
     per_nic = 128 << 10 if quick else 256 << 10
-    sizes = QUICK_SHAPES if quick else tuple(SHAPES)
     print(f"(2) CPU time per hop against devices, {per_nic >> 10} KiB per sending NIC:")
     print(f"    {'devices':>7} {'senders':>7} {'hops':>9} {'wall s':>7} {'CPU s':>6} "
           f"{'hops/CPU-s':>10} {'CPU us/hop':>10}  intact")
@@ -170,7 +169,7 @@ def bench_scaling(quick: bool) -> None:
     met = "met" if ratio <= GOAL_FLATNESS else "NOT met"
     print(f"    CPU per hop at {largest} devices / at {min(per_hop)}: {ratio:.2f}  "
           f"goal <= {GOAL_FLATNESS}" + (f": {met}" if largest == max(SHAPES) else
-                                         " (at 250 devices; not run in --quick)"))
+                                         " (at 250 devices; not run here)"))
 
 
 def bench_pipelines(quick: bool) -> None:
@@ -216,20 +215,46 @@ def print_profile(profiler: cProfile.Profile) -> None:
     stats.sort_stats("tottime").print_stats(20)
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    """``--sizes``: device counts of SHAPES, comma-separated."""
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or any(size not in SHAPES for size in sizes):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give device counts from {', '.join(map(str, SHAPES))}, "
+            "comma-separated")
+    return sizes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description="Packet-hops per second and CPU per hop of the fabric simulator, "
                     "and the NIC and switch pipelines in-process (issue 17's figures).")
     parser.add_argument("--quick", action="store_true",
-                        help="smaller runs, 12 and 48 devices only (a smoke test)")
+                        help="smaller runs (a smoke test): one run each, 12 and 48 devices "
+                             "unless --sizes says otherwise")
     parser.add_argument("--profile", action="store_true",
                         help="also print a cProfile summary of the small-fabric run")
+    parser.add_argument("--sizes", type=_sizes, default=None, metavar="N,N,...",
+                        help="fabric sizes (devices) of the CPU-per-hop figure, from "
+                             f"{', '.join(map(str, SHAPES))} (default: all of them; "
+                             f"{', '.join(map(str, QUICK_SHAPES))} with --quick); 250 "
+                             "needs about 5 GB of memory")
+    parser.add_argument("--only", choices=("small", "scaling", "pipelines"),
+                        help="print only this figure: (1) small, (2) scaling or "
+                             "(3) pipelines")
     args = parser.parse_args()
+    sizes = args.sizes or (QUICK_SHAPES if args.quick else tuple(SHAPES))
     print(f"bench_fabric: Python {sys.version.split()[0]}, {os.cpu_count()} cores"
           + (", quick run" if args.quick else ""))
-    bench_small(args.quick, args.profile)
-    bench_scaling(args.quick)
-    bench_pipelines(args.quick)
+    if args.only in (None, "small"):
+        bench_small(args.quick, args.profile)
+    if args.only in (None, "scaling"):
+        bench_scaling(args.quick, sizes)
+    if args.only in (None, "pipelines"):
+        bench_pipelines(args.quick)
     return 0
 
 
