@@ -24,6 +24,7 @@ from ..frontend.types import (
     HeaderUnionT,
     IntT,
     StackT,
+    StringT,
     StructLike,
     TupleT,
     Type,
@@ -234,6 +235,8 @@ class ExprGenMixin:
                     return f"({a} >> ({b} if {b} < {limit} else {limit}))"
             return f"({a} >> {b})"
         if op == "++":
+            if isinstance(t, StringT):  # strings (log_msg's text) join as p4c's do
+                return f"({a} + {b})"
             rt = strip(e.right.type)
             assert isinstance(rt, BitT)
             code = f"(({a} << {rt.width}) | ({b} & {mask(rt.width)}))"
