@@ -191,7 +191,10 @@ class QpSender:
     def _pump(self) -> None:
         """Post new packets while the windows allow: never past cumulative + window
         PSNs, nor (with congestion control) more bytes in flight than its window,
-        though always one packet when nothing is in flight."""
+        though always one packet when nothing is in flight. The last packet the
+        congestion window lets out asks for a SACK at once (AckReq): the receiver
+        coalesces ``sack_every`` new packets per SACK, and a window smaller than that
+        (an incast's fair share) would otherwise wait for the timeout [ours]."""
         mtu = self.config.mtu
         limit = self._cum + self.config.window
         cc = self.cc
@@ -212,7 +215,8 @@ class QpSender:
                 virtual_addr=message.remote_addr + offset, rkey=message.rkey,
                 payload=bytes(message.data[offset:offset + size]),
                 imm=message.imm if last else None,
-                ack_req=last or self._tail(message, offset + size))
+                ack_req=last or self._tail(message, offset + size)
+                or self._window_closes(size))
             message.offset = offset + size
             if first:
                 message.handle.first_psn = psn
@@ -226,6 +230,12 @@ class QpSender:
             self._post(frame)
             self.stats.packets_sent += 1
             self.stats.bytes_sent += size
+
+    def _window_closes(self, size: int) -> bool:
+        """Does the congestion window stop the next full packet once this one of
+        ``size`` bytes is in flight?"""
+        cc = self.cc
+        return cc is not None and self._bytes_in_flight + size + self.config.mtu > cc.cwnd
 
     def _tail(self, message: _Message, end: int) -> bool:
         """Is a packet ending at ``end`` of ``message`` among the last

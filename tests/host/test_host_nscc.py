@@ -129,10 +129,29 @@ def test_the_sender_keeps_its_bytes_in_flight_under_the_window() -> None:
     assert len(side.posted()) >= 5
 
 
+def test_the_last_packet_the_window_lets_out_asks_for_a_sack() -> None:
+    """The receiver coalesces several new packets per SACK; a congestion window
+    smaller than that (an incast's fair share) would wait for the timeout, so the
+    packet after which the window is full carries AckReq (sender.py)."""
+    config = TransportConfig(mtu=1000, cc="nscc", nscc=NsccConfig(
+        line_rate_gbps=8, base_rtt_us=10))  # a 15,000-byte window
+    side = OneEndpoint(config)
+    side.endpoint.write(QP, bytes(100_000), 0)
+    packets = side.posted()
+    assert [p.ack_req for p in packets] == [False] * 14 + [True]
+    sender = side.endpoint.sender(QP)
+    sender.cc.cwnd = 2_500.0  # an incast's share: fewer packets than a SACK coalesces
+    side.clock.advance(30e-6)
+    side.sack(cumulative=14, psn=14)
+    assert [p.ack_req for p in side.posted()] == [False, True]
+
+
 def test_cc_none_sends_the_whole_psn_window() -> None:
     side = OneEndpoint(TransportConfig(mtu=1000, window=40))
     side.endpoint.write(QP, bytes(100_000), 0)
-    assert len(side.posted()) == 40
+    packets = side.posted()
+    assert len(packets) == 40
+    assert not any(p.ack_req for p in packets)  # no congestion window to close
     assert side.endpoint.sender(QP).cc is None
 
 
