@@ -16,6 +16,7 @@ wide as the whole header.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..frontend.types import BitT, BoolT, HeaderT, StructT, Type, VarbitT, width
 from .exprgen import mask, strip
 from .values import py_name
 
-__all__ = ["emit_source", "extract_source", "fixed_width", "leaf_fields"]
+__all__ = ["emit_source", "extract_source", "fixed_width", "inline_extract", "leaf_fields"]
 
 _STRUCT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
@@ -97,13 +98,21 @@ def _aligned_extract(fn: str, fields: list[tuple[str, Type, int]], total: int,
     a module-level constant defined before the function."""
     words = [w for w in _words(fields) if w.size]
     fmt = ">" + "".join(w.code for w in words)
-    names = [f"w{i}" for i in range(len(words))]
     lines = [f"_S{fn} = _Struct({fmt!r})", "",
              f"def {fn}(buf, pos, end, h):",
              f"    stop = pos + {total}",
              "    if stop > end:",
              f"        raise _ParserError({too_short})",
              "    if not pos & 7:"]
+    body = _unpack_lines(fn, words, "h", [f"w{i}" for i in range(len(words))])
+    body += ["h._valid = True", "return stop"]
+    lines += [f"        {line}" for line in body]
+    return lines
+
+
+def _unpack_lines(fn: str, words: list[_Word], h: str, names: list[str]) -> list[str]:
+    """Unpack the words at byte ``pos >> 3`` of ``buf`` with ``fn``'s struct into the
+    locals ``names`` and split them into the fields of header object ``h``."""
     body: list[str] = []
     if len(names) == 1:
         body.append(f"{names[0]}, = _S{fn}.unpack_from(buf, pos >> 3)")
@@ -115,7 +124,7 @@ def _aligned_extract(fn: str, fields: list[tuple[str, Type, int]], total: int,
             value = f"_from_bytes({name}, 'big')"
         if len(word.fields) == 1:
             path, ft, w = word.fields[0]
-            body.append(f"h.{path} = {_field_from_bits(value, ft, w)}")
+            body.append(f"{h}.{path} = {_field_from_bits(value, ft, w)}")
             continue
         if value != name:
             body.append(f"{name} = {value}")
@@ -125,10 +134,29 @@ def _aligned_extract(fn: str, fields: list[tuple[str, Type, int]], total: int,
             raw = f"({name} >> {shift})" if shift else name
             if shift + w < word.size:
                 raw = f"({raw} & {mask(w)})"
-            body.append(f"h.{path} = {_field_from_bits(raw, ft, w)}")
-    body += ["h._valid = True", "return stop"]
-    lines += [f"        {line}" for line in body]
-    return lines
+            body.append(f"{h}.{path} = {_field_from_bits(raw, ft, w)}")
+    return body
+
+
+def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str]
+                   ) -> list[str] | None:
+    """The lines of an extraction of ``t`` into the local ``h`` at the call site, for
+    a whole-byte fixed-width header (else None): at a byte boundary with enough bytes
+    left, the body of ``fn``'s fast path in place (no call; ``fresh`` names its word
+    locals); otherwise a call of ``fn``, which reads unaligned bits or raises
+    PacketTooShort. Either way ``pos`` ends after the header, as from the call."""
+    fields = leaf_fields(t)
+    if any(isinstance(ft, VarbitT) for _, ft, _ in fields):
+        return None
+    total = sum(w for _, _, w in fields)
+    if not total or total % 8:
+        return None
+    words = [w for w in _words(fields) if w.size]
+    body = _unpack_lines(fn, words, h, [fresh("w") for _ in words])
+    return ([f"if not pos & 7 and pos + {total} <= end:"]
+            + [f"    {line}" for line in body]
+            + [f"    {h}._valid = True", f"    pos += {total}", "else:",
+               f"    pos = {fn}(buf, pos, end, {h})"])
 
 
 def extract_source(fn: str, t: HeaderT, varbit: bool, checked: Any) -> str:

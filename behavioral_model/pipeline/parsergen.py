@@ -25,7 +25,7 @@ from ..frontend.types import (
 )
 from .aliasing import by_reference
 from .exprgen import strip
-from .headercodec import emit_source, extract_source, fixed_width
+from .headercodec import emit_source, extract_source, fixed_width, inline_extract
 from .values import py_name
 
 
@@ -257,7 +257,10 @@ class ParserGenMixin:
             cls = self.module.constant(self.values.class_for(t), "cls")
             tmp = self.module.fresh("h")
             self.w.line(f"{tmp} = _new({cls})")
-            self.w.line(f"pos = {self.extractor(t, varbit=False)}(buf, pos, end, {tmp})")
+            fn = self.extractor(t, varbit=False)
+            for line in inline_extract(fn, t, tmp, self.module.fresh) or \
+                    [f"pos = {fn}(buf, pos, end, {tmp})"]:
+                self.w.line(line)
             self.w.line(f"{code} = {tmp}")
             self.w.claim(code)
             return
@@ -268,7 +271,14 @@ class ParserGenMixin:
             self.w.line(f"pos = {fn}(buf, pos, end, {dest}, {length})")
         else:
             fn = self.extractor(t, varbit=False)
-            self.w.line(f"pos = {fn}(buf, pos, end, {dest})")
+            h = self.module.fresh("h")
+            inline = inline_extract(fn, t, h, self.module.fresh)
+            if inline is None:
+                self.w.line(f"pos = {fn}(buf, pos, end, {dest})")
+            else:
+                self.w.line(f"{h} = {dest}")
+                for line in inline:
+                    self.w.line(line)
         self.after_extract(target)
 
     def extract_destination(self, target: ast.Expression) -> str:
