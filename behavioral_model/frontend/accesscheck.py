@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import ast
+from .casts import enum_operand_as_bits
 from .consteval import NotConstant, evaluate
 from .errors import P4TypeError
 from .scope import Scope
@@ -18,7 +19,8 @@ class AccessCheckMixin:
 
     def _index(self, expr: ast.IndexExpr, scope: Scope) -> Type:
         bt = self.check(expr.base, scope)
-        it = self.check(expr.index, scope)
+        self.check(expr.index, scope)
+        it = enum_operand_as_bits(expr, "index")
         if not isinstance(it, BitT | IntT):
             raise P4TypeError(f"index must be an integer, got {it}", expr.index.loc)
         if isinstance(bt, StackT):
@@ -38,7 +40,8 @@ class AccessCheckMixin:
         raise P4TypeError(f"cannot index a value of type {bt}", expr.loc)
 
     def _slice(self, expr: ast.SliceExpr, scope: Scope) -> Type:
-        bt = self.check(expr.base, scope)
+        self.check(expr.base, scope)
+        bt = enum_operand_as_bits(expr, "base")
         if expr.width is not None:
             width_t = self._indexed_slice(expr, bt, scope)
             if width_t is not None:
@@ -67,7 +70,8 @@ class AccessCheckMixin:
         width = self._const(expr.width, "slice width")
         if width <= 0:
             raise P4TypeError(f"slice width must be positive, got {width}", expr.width.loc)
-        lo_t = self.check(expr.lo, scope)
+        self.check(expr.lo, scope)
+        lo_t = enum_operand_as_bits(expr, "lo")
         if not isinstance(lo_t, IntT | BitT):
             raise P4TypeError(f"slice index must be an integer, got {lo_t}", expr.lo.loc)
         try:

@@ -1,7 +1,9 @@
-"""Explicit casts (spec 8.11): which type converts to which with `(T)e`."""
+"""Casts (spec 8.11): which type converts to which with `(T)e`, and the implicit cast
+of a serializable enum operand that p4c's operators make."""
 
 from __future__ import annotations
 
+from . import ast
 from .types import BitT, BoolT, EnumT, IntT, NewT, Type
 
 
@@ -33,3 +35,22 @@ def cast_allowed(src: Type, dst: Type) -> bool:
     if isinstance(dst, EnumT) and dst.underlying is not None:
         return isinstance(src, BitT | IntT)
     return False
+
+
+def enum_operand_as_bits(parent: ast.Expression, attr: str) -> Type:
+    """p4c's operators take a serializable enum operand as its underlying type: it casts
+    the operand implicitly (`e.a + e.b`, `-e`, `e[3:0]`, `e ++ 8w0`, `E1.x == E2.y`,
+    `stack[e]`; p4c's enumCast.p4, issue3056.p4, issue3635.p4, issue2726-bmv2.p4).
+    The cast is put into the tree, so the pipeline and the constant folder see the
+    `bit<W>`/`int<W>` operand they know. Returns the operand's type after that."""
+    operand = getattr(parent, attr)
+    t = operand.type
+    if not (isinstance(t, EnumT) and isinstance(t.underlying, BitT)):
+        return t
+    bits = t.underlying
+    type_ref = ast.BitTypeRef(width=ast.IntLiteral(value=bits.width, loc=operand.loc),
+                              signed=bits.signed, resolved=bits, loc=operand.loc)
+    cast = ast.CastExpr(type_ref=type_ref, expr=operand, loc=operand.loc)
+    cast.type = bits
+    setattr(parent, attr, cast)
+    return bits

@@ -27,13 +27,13 @@ from .declcheck import (
     check_variable_type,
 )
 from .errors import P4TypeError, P4Warning, SourceLocation
-from .exprcheck import ExprChecker, MatchKindMember
+from .exprcheck import ExprChecker
 from .initializers import check_initializer
 from .midendcheck import interface_struct_writes, union_stack_index_errors
 from .naming import constructor_arguments, iter_nodes
 from .parsercheck import ParserChecks
 from .printer import expr_text
-from .scope import Scope, TypeParamDecl
+from .scope import MatchKindMember, Scope, TypeParamDecl
 from .stmtcheck import StatementChecks
 from .tablecheck import TableChecks
 from .types import (

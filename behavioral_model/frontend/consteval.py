@@ -192,6 +192,8 @@ def _binary(expr: ast.BinaryExpr, a: Any, b: Any, t: Type | None) -> Any:
             # p4c folds the comparison of constant tuples, not of constant structs.
             raise NotConstant("comparison of structs")
         return (a == b) == (op == "==")
+    if op == "++" and isinstance(a, str) and isinstance(b, str):
+        return a + b  # string concatenation, as p4c folds it
     a_i, b_i = _as_int(a), _as_int(b)
     lt = expr.left.type
     if op == "<":

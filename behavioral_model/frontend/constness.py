@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import ast
-from .exprcheck import MatchKindMember
 from .naming import iter_nodes
+from .scope import MatchKindMember
 from .types import ErrorT, ExternT
 
 __all__ = ["is_compile_time_known", "directionless_params"]

@@ -7,11 +7,12 @@ from typing import Any
 
 from . import ast
 from .accesscheck import AccessCheckMixin
-from .casts import cast_allowed
+from .casts import cast_allowed, enum_operand_as_bits
 from .consteval import NotConstant, evaluate, overflow_warning
+from .constness import is_compile_time_known
 from .errors import P4TypeError
 from .printer import expr_text
-from .scope import Scope, TypeParamDecl
+from .scope import MatchKindMember, Scope, TypeParamDecl
 from .typeresolve import TypeResolver
 from .types import (
     ActionRunT,
@@ -88,6 +89,12 @@ class ExprChecker(AccessCheckMixin):
             return
         if isinstance(src, IntT) and isinstance(target, BitT | IntT):
             self._retype_int(expr, target)
+            return
+        if isinstance(target, IntT) and isinstance(src, BitT) and is_compile_time_known(expr):
+            # p4c: a declared `int` is a type variable that a known bit<W>/int<W> value
+            # binds (`const int a = 2w1;`, an extern's `int` parameter given an action's
+            # bit<8> parameter: issue2444.p4, extern-int-arg1.p4). A run-time value there
+            # makes p4c stop with a compiler bug, so bm keeps refusing that.
             return
         if isinstance(src, EnumT) and src.underlying is not None and target == src.underlying:
             return
@@ -174,6 +181,8 @@ class ExprChecker(AccessCheckMixin):
         if isinstance(expr, ast.IntLiteral):
             if expr.width is None:
                 return IntT()
+            if expr.signed and expr.width == 0:
+                raise P4TypeError("width of a signed type cannot be zero", expr.loc)
             t = BitT(expr.width, expr.signed)
             self.overflow_check(expr.value, t, expr.loc)  # `8w300`: p4c warns, truncates
             return t
@@ -334,6 +343,7 @@ class ExprChecker(AccessCheckMixin):
             if not isinstance(t, BoolT):
                 raise P4TypeError(f"'!' needs a bool operand, got {t}", expr.loc)
             return t
+        t = enum_operand_as_bits(expr, "operand")
         if expr.op == "~":
             if isinstance(t, IntT) and isinstance(expected, BitT):
                 self._retype_int(expr.operand, expected)
@@ -353,10 +363,6 @@ class ExprChecker(AccessCheckMixin):
         if isinstance(rt, IntT) and isinstance(lt, BitT):
             self._retype_int(expr.right, lt)
             return lt
-        if isinstance(lt, EnumT) and lt.underlying is not None and rt == lt.underlying:
-            return rt
-        if isinstance(rt, EnumT) and rt.underlying is not None and lt == rt.underlying:
-            return lt
         if lt != rt:
             raise P4TypeError(
                 f"operands of '{expr.op}' have different types: {lt} and {rt}; add a cast",
@@ -372,11 +378,12 @@ class ExprChecker(AccessCheckMixin):
                 if not isinstance(t, BoolT):
                     raise P4TypeError(f"'{op}' needs bool operands, got {t}", side.loc)
             return BoolT()
+        if all(isinstance(t, BitT | IntT | EnumT) for t in (lt, rt)):
+            lt = enum_operand_as_bits(expr, "left")
+            rt = enum_operand_as_bits(expr, "right")
         if op in ("<<", ">>"):
             if not isinstance(lt, BitT | IntT):
                 raise P4TypeError(f"cannot shift a value of type {lt}", expr.left.loc)
-            if isinstance(rt, EnumT) and isinstance(rt.underlying, BitT):
-                rt = rt.underlying  # spec 8.3: a serializable enum converts to its type
             if not isinstance(rt, BitT | IntT):
                 raise P4TypeError(f"shift amount must be an integer, got {rt}", expr.right.loc)
             amount = self._constant_int(expr.right)
@@ -394,6 +401,8 @@ class ExprChecker(AccessCheckMixin):
                                   "give the left operand a width", expr.loc)
             return lt
         if op == "++":
+            if isinstance(lt, StringT) and isinstance(rt, StringT):
+                return lt  # p4c concatenates strings (issue4932.p4); both are known
             if isinstance(lt, IntT) or isinstance(rt, IntT):
                 raise P4TypeError("operands of '++' need a width; cast untyped integers",
                                   expr.loc)
@@ -504,6 +513,9 @@ class ExprChecker(AccessCheckMixin):
             return target
         if not cast_allowed(src, target):
             raise P4TypeError(f"cannot cast {src} to {target}", expr.loc)
+        if isinstance(target, BoolT) and isinstance(src, IntT) and \
+                self._constant_int(expr.expr) not in (0, 1, None):
+            raise P4TypeError(f"{expr_text(expr)}: only 0 and 1 can be cast to bool", expr.loc)
         if isinstance(target, BitT) and isinstance(src, BitT | IntT):
             # p4c folds a cast of a constant into a constant of the new type, with the
             # same warning as an implicit conversion when the value does not fit.
@@ -540,10 +552,3 @@ class ExprChecker(AccessCheckMixin):
         if isinstance(node, ast.MethodCallExpr):
             raise P4TypeError(f"cannot {what} the result of a call", expr.loc)
         raise P4TypeError(f"cannot {what} this expression: it is not an l-value", expr.loc)
-
-
-class MatchKindMember:
-    """A name declared by `match_kind { ... }`."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name

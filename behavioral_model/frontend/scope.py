@@ -56,3 +56,10 @@ class TypeParamDecl:
     def __init__(self, name: str, bound: Any) -> None:
         self.name = name
         self.bound = bound
+
+
+class MatchKindMember:
+    """A name declared by `match_kind { ... }`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
