@@ -25,7 +25,8 @@ from ..frontend.types import BitT, BoolT, HeaderT, StructT, Type, VarbitT, width
 from .exprgen import mask, strip
 from .values import py_name
 
-__all__ = ["emit_source", "extract_source", "fixed_width", "inline_extract", "leaf_fields"]
+__all__ = ["emit_source", "extract_source", "fixed_width", "inline_emit", "inline_extract",
+           "leaf_fields"]
 
 _STRUCT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
@@ -258,28 +259,47 @@ def _aligned_emit(fn: str, fields: list[tuple[str, Type, int]]) -> str:
     """The emitter of a whole-byte header: each word (as the extractor groups them) is
     a small integer, packed by one module-level ``struct`` pack; words of a width
     ``struct`` has no integer code for (3, 6, 16 bytes...) convert with ``to_bytes``."""
-    values = []
     words = _words(fields)
+    value = _aligned_emit_value(fn, words, "h")
+    if len(words) == 1 and words[0].code.endswith("s"):
+        return f"def {fn}(h):\n    return {value}"
+    fmt = ">" + "".join(w.code for w in words)
+    return "\n".join([f"_P{fn} = _Struct({fmt!r}).pack", "",
+                      f"def {fn}(h):", f"    return {value}"])
+
+
+def _aligned_emit_value(fn: str, words: list[_Word], h: str) -> str:
+    """The bytes of header object ``h`` as ``fn``'s emitter computes them."""
+    values = []
     for word in words:
         shift = word.size
         parts = []
         for path, ft, w in word.fields:
             shift -= w
-            bits = _field_bits(path, ft, w)
+            bits = _field_bits(path, ft, w, h)
             parts.append(f"({bits} << {shift})" if shift else bits)
         value = " | ".join(parts)
         if word.code.endswith("s"):
             value = f"({value}).to_bytes({word.size // 8}, 'big')"
         values.append(value)
     if len(words) == 1 and words[0].code.endswith("s"):
-        return f"def {fn}(h):\n    return {values[0]}"
-    fmt = ">" + "".join(w.code for w in words)
-    return "\n".join([f"_P{fn} = _Struct({fmt!r}).pack", "",
-                      f"def {fn}(h):", f"    return _P{fn}({', '.join(values)})"])
+        return values[0]
+    return f"_P{fn}({', '.join(values)})"
 
 
-def _field_bits(path: str, ft: Type, width: int) -> str:
+def inline_emit(fn: str, t: HeaderT, h: str) -> str | None:
+    """The bytes of the header in local ``h`` as an expression, ``fn``'s emitter's
+    body in place (no call), for a whole-byte fixed-width header; else None."""
+    fields = leaf_fields(t)
+    if not fields or any(isinstance(ft, VarbitT) for _, ft, _ in fields):
+        return None
+    if sum(w for _, _, w in fields) % 8:
+        return None
+    return _aligned_emit_value(fn, _words(fields), h)
+
+
+def _field_bits(path: str, ft: Type, width: int, h: str = "h") -> str:
     """A field's value as ``width`` unsigned bits (signed values wrap, bools are 0/1)."""
     if isinstance(ft, BoolT):
-        return f"(1 if h.{path} else 0)"
-    return f"(h.{path} & {mask(width)})"
+        return f"(1 if {h}.{path} else 0)"
+    return f"({h}.{path} & {mask(width)})"

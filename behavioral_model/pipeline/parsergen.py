@@ -25,7 +25,13 @@ from ..frontend.types import (
 )
 from .aliasing import by_reference
 from .exprgen import strip
-from .headercodec import emit_source, extract_source, fixed_width, inline_extract
+from .headercodec import (
+    emit_source,
+    extract_source,
+    fixed_width,
+    inline_emit,
+    inline_extract,
+)
 from .values import py_name
 
 
@@ -355,9 +361,17 @@ class ParserGenMixin:
     def _emit_value(self, code: str, t: Type) -> None:
         if isinstance(t, HeaderT):
             fn = self.emitter(t)
-            self.w.line(f"if {code}._valid:")
+            h = self.module.fresh("h")
+            inline = inline_emit(fn, t, h)
+            if inline is None:
+                self.w.line(f"if {code}._valid:")
+                with self.w.indent():
+                    self.w.line(f"out.append({fn}({code}))")
+                return
+            self.w.line(f"{h} = {code}")
+            self.w.line(f"if {h}._valid:")
             with self.w.indent():
-                self.w.line(f"out.append({fn}({code}))")
+                self.w.line(f"out.append({inline})")
         elif isinstance(t, StackT):
             for i in range(t.size):
                 self._emit_value(f"{code}.elems[{i}]", strip(t.elem))
