@@ -55,24 +55,29 @@ SCALE_WHY = ("holds at full size (MRC 1.12 times ahead) but not at --quick sizes
 QUICK_RING_WHY = ("holds at full size (38 % of line rate) but the --quick ring is "
                   "latency-bound: RoCE 1 QP at 30 %, MRC itself at 35 % of line rate")
 
-# fig16-17, all-to-all: every receiver is a 7 -> 1 incast. Lossless RoCE queues it;
-# MRC (no congestion control in these files) trims at the receivers' last hops, and the
-# host's loss detection then declares losses where no packet was lost (at full size 956
-# trims, 3,849 retransmissions, 295 EVs retired and restored; issue 16).
-A2A_WHY = ("every receiver is a 7 -> 1 incast: MRC's trims at the last hop make the host "
-           "declare losses where none happened (full size: 956 trims, 3,849 "
-           "retransmissions, 295 EVs retired; issue 16's loss detection), where lossless "
-           "RoCE queues; MRC at 59 % of RoCE (full size), 99 % (--quick)")
+# fig16-17, all-to-all: every receiver is a 7 -> 1 incast. The losses the host reported
+# before (2,849 timeouts, 295 EVs retired at full size) were real: each sending NIC
+# dropped its own 7 QPs' windows at its 64-packet transmit queues. The file now gives
+# the queues room for them (a NIC never drops what its host posts) and runs NSCC (the
+# paper's MRC): no loss, no EV retired, 841 trims; 476 us against RoCE's 423 us.
+A2A_WHY = ("MRC at 89 % of RoCE at full size (476 vs 423 us; 59 % while the sending NICs "
+           "dropped their own windows), 99 % at --quick (latency-bound: RoCE's one plane "
+           "at twice the rate): every receiver is a 7 -> 1 incast, which NSCC's first "
+           "windows overfill, and the trimmed packets are sent again (841 at full size)")
 
-# fig18-21: MRC runs NSCC (fig18-21.yaml); the victim keeps 84 % of its solo goodput at
-# full size (48 % without NSCC), 60 % at --quick (28 %). The incast's first windows queue
-# at the spines' downlinks it shares; and under the last-hop trims the host's loss
-# detection reports losses where no packet was lost, so most incast QPs crawl on
-# restored EVs (issue 16's loss detection): measured, not yet resolved.
-INCAST_WHY = ("with NSCC the victim keeps 84 % of its solo goodput (full size; 60 % at "
-              "--quick): the incast's first windows queue at the spines' downlinks it "
-              "shares, and the host reports losses under last-hop trims where no packet "
-              "was lost (issue 16's loss detection)")
+# fig18-21: MRC runs NSCC (fig18-21.yaml). Its windows fell under the receiver's SACK
+# coalescing (an incast's share of nic0: 2-3 packets, SACK every 4), so every incast QP
+# waited for the timeout and retired an EV each time (153 timeouts at --quick); the
+# sender now asks for a SACK with the last packet its window lets out (host/sender.py).
+# The victim keeps 87 % of its solo goodput at full size (961 / 1108 us), 73 % at
+# --quick: the incast's first windows (7 x 1.5 BDP) queue at the spines' downlinks it
+# shares, its NSCC halves its window on those marks and delays, and NSCC's fast increase
+# (a quarter of the bytes acknowledged, times BDP / 150 kB: UEC's default) takes about
+# 300 us to win it back, most of a --quick transfer.
+INCAST_WHY = ("holds at full size (87 % of solo) but not at --quick (73 %): the incast's "
+              "first windows queue at the spines' downlinks the victim shares, its NSCC "
+              "halves its window on those marks, and NSCC's fast increase takes ~300 us "
+              "to win it back, most of a --quick transfer")
 
 # fig20: 97 % at --quick before the NIC SACKed every hole-filling packet at once
 # (91d4e9c, for Fig 14 at production shape); 90 % since (measured twice). Sprayed packets
