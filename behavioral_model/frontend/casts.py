@@ -31,7 +31,7 @@ def cast_allowed(src: Type, dst: Type) -> bool:
         return True
     if isinstance(src, EnumT) and src.underlying is not None:
         same_repr = isinstance(dst, EnumT) and dst.underlying == src.underlying
-        return isinstance(dst, BitT) or same_repr
+        return dst == src.underlying or same_repr  # p4c: to its own underlying type
     if isinstance(dst, EnumT) and dst.underlying is not None:
         return isinstance(src, BitT | IntT)
     return False

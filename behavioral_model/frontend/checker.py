@@ -255,7 +255,7 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
             scope.declare(p.name, p, p.loc)
 
     def _action(self, decl: ast.ActionDecl, scope: Scope) -> None:
-        inner = scope.child("action")
+        inner = scope.child("action", hides=decl)
         seen_directionless = False
         for p in decl.params:
             if not p.direction:

@@ -320,6 +320,7 @@ class ExprChecker(AccessCheckMixin):
             return ErrorT()
         decl = (scope.root() if base.dot_prefix else scope).lookup(base.name)
         if isinstance(decl, ast.EnumDecl | ast.TypedefDecl | ast.HeaderDecl | ast.StructDecl):
+            self.resolver.check_not_enclosing(decl, base)
             t = self.resolver.decl_type(decl, scope)
             base.decl = decl
             base.type = t

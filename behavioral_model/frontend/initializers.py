@@ -34,6 +34,8 @@ def check_initializer(checker: Checker, decl: ast.InstantiationDecl, t: Type,
                           "not an extern", decl.loc)
     bindings = dict(zip(t.decl.type_params, t.type_args, strict=False))
     inner = scope.child("initializer")
+    # The methods name their own instance `this` (spec 11.3.1; p4c's issue304-1.p4).
+    inner.declare("this", decl, decl.loc)
     done: set[str] = set()
     for d in decl.initializer:
         if isinstance(d, ast.InstantiationDecl):

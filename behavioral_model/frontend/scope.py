@@ -12,10 +12,14 @@ class Scope:
     """One level of names. Extern functions and methods may be overloaded by arity, so a
     name maps to a list of declarations."""
 
-    def __init__(self, parent: Scope | None = None, kind: str = "block") -> None:
+    def __init__(self, parent: Scope | None = None, kind: str = "block",
+                 hides: Any = None) -> None:
         self.parent = parent
         self.kind = kind
         self.names: dict[str, list[Any]] = {}
+        # p4c's ResolveReferences: inside a declaration its own name is not visible, so
+        # `action hash() { hash(...); }` calls the extern function (p4c's issue1541.p4).
+        self.hides = hides
 
     def declare(self, name: str, decl: Any, loc: Any = None, overloadable: bool = False) -> None:
         existing = self.names.get(name)
@@ -24,9 +28,14 @@ class Scope:
         self.names.setdefault(name, []).append(decl)
 
     def lookup_all(self, name: str) -> list[Any]:
+        hidden: list[Any] = []
         scope: Scope | None = self
         while scope is not None:
+            if scope.hides is not None:
+                hidden.append(scope.hides)
             found = scope.names.get(name)
+            if found and hidden:
+                found = [d for d in found if not any(d is h for h in hidden)]
             if found:
                 return found
             scope = scope.parent
@@ -42,8 +51,8 @@ class Scope:
             scope = scope.parent
         return scope
 
-    def child(self, kind: str = "block") -> Scope:
-        return Scope(self, kind)
+    def child(self, kind: str = "block", hides: Any = None) -> Scope:
+        return Scope(self, kind, hides)
 
 
 def _overloadable(decl: Any) -> bool:

@@ -228,14 +228,21 @@ class TypeResolver:
         if not isinstance(under, BitT):
             raise P4TypeError(f"enum {decl.name}: underlying type must be bit<W> or int<W>",
                               decl.underlying.loc)
-        values: dict[str, int] = {}
+        t = EnumT(decl.name, decl, members=names, underlying=under)
+        # A value may name the members before it, which have the enum's type (p4c's
+        # issue3616.p4: `c = (bit<4>)a, d = a`).
+        inner = scope.root().child("enum")
         for m in decl.members:
             if m.value is None:
                 raise P4TypeError(
                     f"member '{m.name}' of serializable enum {decl.name} needs a value", m.loc)
-            values[m.name] = self.const_int(m.value, scope.root(), "enum value") & (
-                (1 << under.width) - 1)
-        return EnumT(decl.name, decl, members=names, underlying=under, values=values)
+            with self.inside(decl):
+                value = self.const_int(m.value, inner, "enum value") & ((1 << under.width) - 1)
+            t.values[m.name] = value
+            member = ast.ConstDecl(name=m.name, type_ref=ast.TypeRef(resolved=t, loc=m.loc),
+                                   value=ast.IntLiteral(value=value, loc=m.loc), loc=m.loc)
+            inner.declare(m.name, member, m.loc)
+        return t
 
     def specialize(self, decl: Any, args: tuple[Type, ...], ref: ast.Node) -> Type:
         for a in args:
