@@ -23,6 +23,7 @@ TEST_CLASSES = {
     "nic_receive.DuplicateTest", "nic_receive.OutOfWindowTest",
     "nic_receive.TrimmedNackTest", "nic_receive.CeSackTest",
     "nic_receive.SackCoalescingTest", "nic_receive.GapFillSackTest",
+    "nic_receive.GapFillCoalescedTest",
     "nic_receive.AckReqSackTest",
     "nic_receive.ProbeAnswerTest", "nic_receive.WindowWordsTest",
     "nic_sender.SkipOnceTest", "nic_sender.TrimNackSenderTest",

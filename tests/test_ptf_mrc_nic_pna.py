@@ -28,6 +28,7 @@ SKIPPED_ON_PNA = {
     "nic_receive.CeSackTest": NO_MULTICAST,
     "nic_receive.SackCoalescingTest": NO_MULTICAST,
     "nic_receive.GapFillSackTest": NO_MULTICAST,
+    "nic_receive.GapFillCoalescedTest": NO_MULTICAST,
     "nic_receive.AckReqSackTest": NO_MULTICAST,
     "nic_receive.ProbeAnswerTest": NO_MULTICAST,
     "nic_receive.WindowWordsTest": NO_MULTICAST,

@@ -186,20 +186,45 @@ class SackCoalescingTest(MrcNicTest):
 
 
 class GapFillSackTest(MrcNicTest):
-    """sack_every 4: PSNs 1 and 2 arrive before 0 and are only delivered; PSN 0 fills
-    the hole, moves the cumulative PSN to 2 and is SACKed at once (4.1, RFC 5681 4.2)
-    with 3 packets since the last SACK; the coalescing count starts again, so PSNs 3
-    and 4 (in order, no hole) are only delivered."""
+    """sack_every 4. A new packet at the cumulative PSN that fills a hole a SACK has
+    shown the sender is SACKed at once (4.1, RFC 5681 4.2): PSN 3 is only delivered;
+    PSN 1 with AckReq is SACKed at once (cumulative 0xFFFFFF, word 0 = 0b1010 at
+    offset 1: the sender now sees PSNs 0 and 2 missing); PSN 0 fills the first hole
+    (cumulative 1, 0b1011 at offset -1) and PSN 2 the second (cumulative 3, 0b1111 at
+    offset -3): each SACKed at once, though fewer than 4 packets came since the last
+    SACK. Then PSN 5 is only delivered and PSN 4 fills a hole no SACK showed (the
+    highest PSN shown is 3): only delivered, as GapFillCoalescedTest."""
+
+    def runTest(self) -> None:
+        self.skip_on_pna("no multicast in pna.p4: the SACKs of new data are not sent")
+        qp = self.new_qp(sack_every=4)
+        self.expect_delivered_only(fabric_data(qp, EV3, 3))
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV1, 1, ack_req=1),
+                                       cumulative_psn=NO_PSN, offset=1, bitmap=0b1010,
+                                       received_bytes=2 * B, bth_flags_open=True)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0), cumulative_psn=1,
+                                       offset=-1, bitmap=0b1011, received_bytes=3 * B)
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV2, 2), cumulative_psn=3,
+                                       offset=-3, bitmap=0b1111, received_bytes=4 * B)
+        self.expect_delivered_only(fabric_data(qp, EV1, 5))
+        self.expect_delivered_only(fabric_data(qp, EV0, 4))
+
+
+class GapFillCoalescedTest(MrcNicTest):
+    """sack_every 4. A packet that fills a hole no SACK has shown is coalesced like any
+    other (4.1): the sender cannot have taken the PSN for lost. PSNs 1 and 2 arrive
+    before 0 and are only delivered; PSN 0 moves the cumulative PSN to 2 and is only
+    delivered (3 packets since the last SACK); PSN 3 is the 4th: SACKed (cumulative
+    3, word 0 = 0b1111 at offset -3, 416 bytes)."""
 
     def runTest(self) -> None:
         self.skip_on_pna("no multicast in pna.p4: the SACKs of new data are not sent")
         qp = self.new_qp(sack_every=4)
         self.expect_delivered_only(fabric_data(qp, EV1, 1))
         self.expect_delivered_only(fabric_data(qp, EV2, 2))
-        self.expect_delivered_and_sack(qp, fabric_data(qp, EV0, 0), cumulative_psn=2,
-                                       offset=-2, bitmap=0b111, received_bytes=3 * B)
-        self.expect_delivered_only(fabric_data(qp, EV3, 3))
-        self.expect_delivered_only(fabric_data(qp, EV0, 4))
+        self.expect_delivered_only(fabric_data(qp, EV0, 0))
+        self.expect_delivered_and_sack(qp, fabric_data(qp, EV3, 3), cumulative_psn=3,
+                                       offset=-3, bitmap=0b1111, received_bytes=4 * B)
 
 
 class AckReqSackTest(MrcNicTest):

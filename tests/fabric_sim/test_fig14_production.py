@@ -10,8 +10,9 @@ plane 0's slots of *both* QPs go through T1 0, so that uplink is offered more th
 carries. The switches mark ECN there; the receivers echo it (SACK SKIP_ONCE); each
 NIC's rotation passes the marked EVs and sprays the rest of the QP's share over its
 other paths. ECN is congestion, not loss: no EV may be retired (the queue delays
-packets past later ones; the receiving NIC SACKs a filled hole at once, so the
-sender learns of them before it takes them for lost, docs/mrc-nic.md 4.1).
+packets past later ones; the receiving NIC SACKs at once the fill of a hole a SACK
+has shown, so the sender learns of them before it takes them for lost,
+docs/mrc-nic.md 4.1).
 
 Each QP is also run alone on the same fabric (its solo goodput); every run is made
 once per session and shared by the tests that read it.

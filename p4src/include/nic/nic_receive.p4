@@ -25,6 +25,21 @@ control NicCountInOrder(inout bit<64> bitmap, out bit<24> advance) {
     }
 }
 
+// Index of the highest one of a non-zero bitmap: the last PSN a SACK's window
+// word shows received.  Straight-line halving steps, as above.
+control NicHighestOne(in bit<64> bitmap, out bit<24> top) {
+    apply {
+        bit<64> rest = bitmap;
+        top = 0;
+        if (rest[63:32] != 0) { top = top + 32; rest = rest >> 32; }
+        if (rest[31:16] != 0) { top = top + 16; rest = rest >> 16; }
+        if (rest[15:8] != 0) { top = top + 8; rest = rest >> 8; }
+        if (rest[7:4] != 0) { top = top + 4; rest = rest >> 4; }
+        if (rest[3:2] != 0) { top = top + 2; rest = rest >> 2; }
+        if (rest[1:1] != 0) { top = top + 1; }
+    }
+}
+
 // One step of moving the cumulative PSN (docs/mrc-nic.md 4.1): over the run of
 // ones from `expected` in its word.  A run that ends the word completes it: the
 // word is cleared (it holds PSNs NIC_RX_WORDS * 64 later next time) and the
@@ -73,6 +88,7 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
     // NIC_RX_ADVANCE_WORDS (2) steps: bounded work per pass.
     NicWindowStep() step0;
     NicWindowStep() step1;
+    NicHighestOne() highest_one;
 
     apply {
         bit<32> qp = (bit<32>)meta.qp_index;
@@ -91,15 +107,21 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
         bit<64> known = 0;
         bool walking = false;
         // A new packet at `expected` whose walk then moves `expected` further
-        // filled a hole: it is SACKed at once (RFC 5681 section 4.2: "an ACK
-        // SHOULD be generated immediately when a segment fills in all or part
-        // of a gap").  Coalescing it would leave the sender blind to PSNs it
-        // already took for overtaken: a packet a queue delayed, the last of a
-        // transfer above all, would wait for the sender's probe.
+        // filled a hole.  RFC 5681 section 4.2 SACKs such a packet at once "to
+        // provide feedback to senders recovering from losses"; a TCP sender
+        // saw every hole (each out-of-order segment is ACKed at once), ours
+        // only those a SACK showed: a PSN below `rx_sack_high`.  Coalescing
+        // the fill of such a hole leaves the sender taking the PSN for lost (a
+        // packet a queue delayed past the last of a transfer would wait for
+        // the sender's probe); SACKing the fill of a hole no SACK showed only
+        // multiplies the SACKs, as sprayed packets fill holes all the time.
         bool fresh = false;
         bool at_expected = false;
         bool ack_now = false;
         bit<8> unacked = 0;
+        // rx_sack_high, read only by a pass that fills a hole or sends a SACK.
+        bit<24> sack_high = 0;
+        bool filled = false;
 
         if (meta.rx_probe) {
             // A probe uses no PSN: its answer reports the window as it is and
@@ -131,9 +153,7 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
                     duplicate = true;
                 } else {
                     fresh = true;
-                    if (d == 0) {
-                        at_expected = true;
-                    }
+                    at_expected = d == 0;
                     known = known | bit_d;
                     rx_bitmap.write(index, known);
                 }
@@ -168,9 +188,9 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
                 NIC_COUNT_BYTES(qp_rx_counter, qp);
                 NIC_REG_READ(unacked, rx_unacked, qp);
                 unacked = unacked + 1;
-                // Immediate SACK for CE, retransmissions, AckReq and a filled
-                // hole (below); the rest is coalesced, one SACK per sack_every
-                // packets.
+                // Immediate SACK for CE, retransmissions, AckReq and the fill
+                // of a hole a SACK showed (below); the rest is coalesced, one
+                // SACK per sack_every packets.
                 if (ce || hdr.bth.retransmit == 1 || hdr.bth.ack_req == 1
                         || unacked >= meta.sack_every) {
                     ack_now = true;
@@ -187,7 +207,12 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
             rx_expected.write(qp, expected);
         }
         if (at_expected && expected != meta.psn + 1) {
-            ack_now = true;
+            filled = true;
+            NIC_REG_READ(sack_high, rx_sack_high, qp);
+            bit<24> shown_past = sack_high - meta.psn - 1;
+            if (shown_past != 0 && shown_past[23:23] == 0) {
+                ack_now = true;
+            }
         }
         if (fresh) {
             if (ack_now) {
@@ -210,6 +235,25 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
         meta.received_bytes = received;
         if (meta.reply == NIC_REPLY_SACK) {
             event_counter.count(NIC_EVENT_SACK_SENT);
+            if (report_bits != 0) {
+                // rx_sack_high only moves forward (mod 2^24): the sender keeps
+                // what an earlier SACK showed it.
+                if (!filled) {
+                    NIC_REG_READ(sack_high, rx_sack_high, qp);
+                }
+                bit<24> top = (bit<24>)meta.psn[5:0];
+                if (report_base != known_base
+                        || report_bits >> (bit<8>)meta.psn[5:0] != 1) {
+                    // Not the usual case of a SACK whose word ends at the PSN
+                    // it answers.
+                    highest_one.apply(report_bits, top);
+                }
+                bit<24> shown = report_base + top + 1;
+                bit<24> gain = shown - sack_high;
+                if (gain != 0 && gain[23:23] == 0) {
+                    rx_sack_high.write(qp, shown);
+                }
+            }
         } else if (meta.reply == NIC_REPLY_NACK) {
             event_counter.count(NIC_EVENT_NACK_SENT);
         }

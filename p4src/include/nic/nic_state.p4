@@ -62,6 +62,9 @@ NIC_REGISTER(bit<32>, NIC_PSN_ENTRIES) psn_ev;
 NIC_REGISTER(bit<24>, NIC_QP_COUNT) rx_expected;
 NIC_REGISTER(bit<64>, NIC_RX_WORD_ENTRIES) rx_bitmap;
 NIC_REGISTER(bit<8>, NIC_QP_COUNT) rx_unacked;
+// One past the highest PSN a SACK of this QP has shown received (4.1): a hole
+// below it is one the sender knows of.
+NIC_REGISTER(bit<24>, NIC_QP_COUNT) rx_sack_high;
 NIC_REGISTER(bit<24>, NIC_QP_COUNT) rx_bytes;
 
 /* ---- counters (docs/mrc-nic.md section 6) ---- */
