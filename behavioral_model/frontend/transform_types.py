@@ -8,7 +8,7 @@ from typing import Any
 from lark import Token, Transformer, v_args
 
 from . import ast
-from .transform_base import int_literal, join_anns, loc_of, present
+from .transform_base import join_anns, loc_of, present
 
 __all__ = ["TypeRules"]
 
@@ -55,10 +55,8 @@ class TypeRules(Transformer):
     def varbit_type(self, kw: Token, width: ast.Expression) -> ast.VarbitTypeRef:
         return ast.VarbitTypeRef(width=width, loc=loc_of(kw))
 
-    def width(self, *items: Any) -> ast.Expression:
-        if len(items) == 1:
-            return int_literal(items[0])
-        return items[1]
+    def width(self, expr: ast.Expression) -> ast.Expression:
+        return expr
 
     def void_type(self, kw: Token) -> ast.BaseTypeRef:
         return ast.BaseTypeRef(name="void", loc=loc_of(kw))
