@@ -79,15 +79,6 @@ INCAST_WHY = ("holds at full size (87 % of solo) but not at --quick (73 %): the 
               "halves its window on those marks, and NSCC's fast increase takes ~300 us "
               "to win it back, most of a --quick transfer")
 
-# fig20: 97 % at --quick before the NIC SACKed every hole-filling packet at once
-# (91d4e9c, for Fig 14 at production shape); 90 % since (measured twice). Sprayed packets
-# fill holes all the time, so the receivers send up to four times the SACKs on the
-# permutation's loaded reverse paths. Limiting the immediate SACK to the hole that closes
-# the last gap would keep both: not yet done.
-PERMUTATION_WHY = ("90 % at --quick (97 % before): the NIC SACKs every packet that fills a "
-                   "hole at once (for Fig 14), and sprayed packets fill holes all the "
-                   "time, so the SACKs crowd the loaded reverse paths")
-
 # fig20's line rate: the goodput of one permutation flow alone on the idle fabric (MRC,
 # the same bytes). A flow's goodput counts its first packet's trip and the last SACK's
 # way back, and its receiver's port carries its own QP's SACKs too: at --quick sizes
@@ -191,7 +182,7 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
         ("fig20.yaml",), "flows", (
             Claim("MRC 1 QP: every flow at >= 95 % of line rate (one flow alone)",
                   ">= 95 %", _w("slowest_flow_gbps", "perm"), ">=", 0.95,
-                  versus=FLOW_LINE_RATE, expected_failure=PERMUTATION_WHY),
+                  versus=FLOW_LINE_RATE),
             Claim("RoCE 1 QP: some flows at 1/2 or 1/3 of line rate (one flow alone)",
                   "1/2, 1/3", _w("slowest_flow_gbps", "perm", "baseline"), "<=", 0.6,
                   versus=FLOW_LINE_RATE),
