@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast
+from .consteval import NotConstant, evaluate
 from .constness import directionless_params, is_compile_time_known
 from .errors import P4TypeError
 from .inference import check_dont_care_args, check_inferred, check_param_type, check_widths
@@ -55,10 +56,26 @@ class CallTarget:
     args: list[ast.Expression | None] = field(default_factory=list)
     bindings: dict[str, Type] = field(default_factory=dict)
     receiver: ast.Expression | None = None
-    const_value: int | None = None
+    const_value: int | None = None  # a folded call: minSizeInBits(), static_assert()
 
 
 SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes")
+
+
+def _fold_static_assert(call: ast.MethodCallExpr) -> None:
+    """core.p4's `static_assert(check, message)`, folded as p4c folds it: a false check
+    is an error saying the message, a true one is the constant `true` (p4c's
+    issue3531.p4: `const bool test = static_assert(...);`)."""
+    check, *rest = call.target.args
+    try:
+        holds = evaluate(check)
+    except NotConstant:
+        return
+    if holds is False:
+        message = rest[0].value if rest and isinstance(rest[0], ast.StringLiteral) \
+            else "static assertion failed"
+        raise P4TypeError(f"{expr_text(call)}: {message}", call.loc)
+    call.target.const_value = True
 
 
 class CallChecker:
@@ -256,6 +273,8 @@ class CallChecker:
                                   call.loc)
         check_widths(bindings, type_params, call.target.args, decl.name, call.loc)
         check_dont_care_args(bindings, type_params, decl.params, call.target.args, decl.name)
+        if kind == "extern_function" and decl.name == "static_assert":
+            _fold_static_assert(call)
         return ret
 
     def _param_type(self, ref: ast.TypeRef, bindings: dict[str, Type], scope: Scope,
@@ -431,7 +450,8 @@ class CallChecker:
                     elif bound != it:
                         raise P4TypeError(f"{what}: {impl.name} uses {it} where {bound} is "
                                           "expected", ip.loc)
-                elif outer is not None and outer != it:
+                elif outer is not None and outer != it and not isinstance(outer, DontCareT):
+                    # `cproto<_>` takes any type there (p4c's unused.p4)
                     raise P4TypeError(f"{what}: {impl.name} uses {it} where {outer} is "
                                       "expected", ip.loc)
             elif pp.type_ref.resolved is not None and it != pp.type_ref.resolved and \

@@ -53,7 +53,8 @@ def check_initializer(checker: Checker, decl: ast.InstantiationDecl, t: Type,
             checker.exprs.resolver.resolve(p.type_ref, inner)
         _match_abstract(proto, d, bindings)
         checker._function(d, inner)
-    missing = sorted(abstract.keys() - done)
+    # An @optional abstract method may be left out (p4c's issue2273-1.p4).
+    missing = sorted(n for n in abstract.keys() - done if not abstract[n].annotation("optional"))
     if missing:
         raise P4TypeError(f"instance {decl.name} does not implement the abstract method "
                           f"'{missing[0]}' of {t.decl.name}", decl.loc)

@@ -247,22 +247,26 @@ class TypeScanner:
 
     # -- queries
 
-    def is_type(self, name: str, i: int) -> bool:
+    def is_type(self, name: str, i: int, top_level: bool = False) -> bool:
+        """Is `name` at token i a type? A `top_level` name (`.X`) skips the type
+        parameters and the shadowing names around it (p4c's issue1342.p4)."""
         scopes = self.tvar_scopes.get(name)
-        if scopes is not None:
+        if scopes is not None and not top_level:
             for lo, hi in scopes:
                 if lo <= i <= hi:
                     return True
         at = self.declared.get(name)
         if at is None or at > i:
             return False
+        if top_level:
+            return True
         for lo, hi in self.shadows.get(name, ()):
             if lo <= i <= hi:
                 return False
         return True
 
 
-def classify_names(toks: list[Token], is_type: Callable[[str, int], bool],
+def classify_names(toks: list[Token], is_type: Callable[[str, int, bool], bool],
                    index_of: Callable[[int], int]) -> None:
     """Set IDENTIFIER / TYPE_IDENTIFIER; ``index_of`` maps list positions to scan indices."""
     prev2, prev = "", ""
@@ -270,6 +274,7 @@ def classify_names(toks: list[Token], is_type: Callable[[str, int], bool],
         tt = t.type
         if tt == "IDENTIFIER" or tt == "TYPE_IDENTIFIER":
             member = prev == "DOT" and prev2 in _EXPR_ENDS
-            t.type = "TYPE_IDENTIFIER" if not member and is_type(t.value, index_of(i)) \
-                else "IDENTIFIER"
+            top_level = prev == "DOT" and not member
+            t.type = "TYPE_IDENTIFIER" if not member and is_type(
+                t.value, index_of(i), top_level) else "IDENTIFIER"
         prev2, prev = prev, t.type
