@@ -147,6 +147,7 @@ class DigestManager:
         if buf.config.ack_timeout_ns > 0:
             self._cache[(digest_id, list_id)] = (
                 buf.keys, self._clock() + buf.config.ack_timeout_ns)
+            self._cond.notify()  # its expiry is a deadline for _run
         self._send_all(resp)
 
     def _run(self) -> None:
@@ -162,8 +163,11 @@ class DigestManager:
                 deadlines = [b.first_ns + b.config.max_timeout_ns
                              for b in self._buffers.values()]
                 deadlines += [expiry for _, expiry in self._cache.values()]
-                wait = (min(deadlines) - now) / 1e9 if deadlines else 1.0
-                self._cond.wait(timeout=min(max(wait, 0.0005), 1.0))
+                # Nothing pending: sleep until a digest or an ack timeout arrives
+                # (on_digest and _flush notify); a fabric of hundreds of devices in
+                # one process would otherwise wake a thread per device every second.
+                wait = (min(deadlines) - now) / 1e9 if deadlines else None
+                self._cond.wait(timeout=None if wait is None else min(max(wait, 0.0005), 1.0))
 
 
 def encode_p4data(spec: p4types_pb2.P4DataTypeSpec, values: Iterator[int],

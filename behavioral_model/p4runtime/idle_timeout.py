@@ -2,7 +2,11 @@
 Notification").
 
 A daemon thread scans, every :data:`SWEEP_PERIOD_S` seconds, the entries of the tables
-with ``support_timeout = true`` whose ``idle_timeout_ns`` (TTL) is not 0. An entry not
+with ``support_timeout = true`` whose ``idle_timeout_ns`` (TTL) is not 0. While the
+running pipeline has no such table the thread sleeps until the server swaps the pipeline
+(:meth:`IdleTimeoutSweeper.pipeline_changed`): the fabric simulator runs hundreds of
+devices in one process, and ten scans a second on each would take the interpreter from
+the simulation that many times (docs/simulator-performance.md). An entry not
 hit for at least its TTL (measured in the device clock, from its last hit or its
 insertion: the pipeline stamps ``TableEntry.last_hit_ns``) is reported; all entries
 found in one scan go out in a single ``IdleTimeoutNotification``, so none is held back
@@ -58,6 +62,7 @@ class IdleTimeoutSweeper:
         self._notified: dict[TableEntry, int] = {}
         self._sweeping = threading.Lock()  # one scan at a time (thread, or a caller)
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set by stop() and pipeline_changed()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -67,11 +72,23 @@ class IdleTimeoutSweeper:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=2)
 
+    def pipeline_changed(self) -> None:
+        """The server swapped the pipeline: scan it if it has tables with timeouts."""
+        self._wake.set()
+
     def _run(self) -> None:
-        while not self._stop.wait(self._period_s):
+        while not self._stop.is_set():
+            ctx = self._get_context()
+            timed = ctx is not None and any(info.supports_timeout
+                                            for info in ctx.index.tables.values())
+            self._wake.wait(self._period_s if timed else None)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             try:
                 self.sweep()
             except Exception:  # noqa: BLE001 - a bug must not stop later scans

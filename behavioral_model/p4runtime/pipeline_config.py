@@ -151,6 +151,7 @@ def _commit(server: P4RuntimeServer, verified: Verified,
             _, err = safe(lambda u=update: apply_update(ctx, u), "COMMIT replay")
             if err is not None:
                 log.warning("COMMIT: replayed update failed: %s", err)
+    server.idle_timeouts.pipeline_changed()
 
 
 def get_pipeline(server: P4RuntimeServer,
