@@ -488,6 +488,13 @@ class ExprChecker(AccessCheckMixin):
             raise P4TypeError(f"condition of '?:' must be bool, got {ct}", expr.cond.loc)
         a = self.check(expr.then, scope)
         b = self.check(expr.else_, scope)
+        if isinstance(expected, StructLike) and any(
+                isinstance(e, ast.ListExpr) for e in (expr.then, expr.else_)):
+            # p4c: `h = c ? {1, 2} : {3, 4};` converts each list to h's type (issue2487.p4,
+            # issue3806.p4); not a key-value initializer.
+            for e in (expr.then, expr.else_):
+                self.coerce(e, expected)
+            return expected
         if isinstance(a, IntT) and isinstance(b, IntT):
             if isinstance(expected, BitT):
                 self._retype_int(expr.then, expected)
