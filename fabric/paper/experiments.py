@@ -69,12 +69,14 @@ A2A_WHY = ("MRC at 89 % of RoCE at full size (476 vs 423 us; 59 % while the send
 # coalescing (an incast's share of nic0: 2-3 packets, SACK every 4), so every incast QP
 # waited for the timeout and retired an EV each time (153 timeouts at --quick); the
 # sender now asks for a SACK with the last packet its window lets out (host/sender.py).
-# The victim keeps 87 % of its solo goodput at full size (961 / 1108 us), 73 % at
-# --quick: the incast's first windows (7 x 1.5 BDP) queue at the spines' downlinks it
-# shares, its NSCC halves its window on those marks and delays, and NSCC's fast increase
-# (a quarter of the bytes acknowledged, times BDP / 150 kB: UEC's default) takes about
-# 300 us to win it back, most of a --quick transfer.
-INCAST_WHY = ("holds at full size (87 % of solo) but not at --quick (73 %): the incast's "
+# The victim keeps 87 % of its solo goodput at full size (961 / 1108 us), 66 % at
+# --quick (73 % before the NIC's SACK change 3b26476 and the bm commits of that hour;
+# the full-size figure did not move): the incast's first windows (7 x 1.5 BDP) queue
+# at the spines' downlinks it shares, its NSCC halves its window on those marks and
+# delays, and NSCC's fast increase (a quarter of the bytes acknowledged, times
+# BDP / 150 kB: UEC's default) takes about 300 us to win it back, most of a --quick
+# transfer.
+INCAST_WHY = ("holds at full size (87 % of solo) but not at --quick (66 %): the incast's "
               "first windows queue at the spines' downlinks the victim shares, its NSCC "
               "halves its window on those marks, and NSCC's fast increase takes ~300 us "
               "to win it back, most of a --quick transfer")
