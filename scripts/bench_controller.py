@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import sys
 import tempfile
@@ -47,7 +46,7 @@ from controller.events import EventLog  # noqa: E402
 from controller.plan import FabricPlan, make_plan, summarize  # noqa: E402
 from controller.topology import Fabric, load_topology, parse_topology  # noqa: E402
 from fabric.procs import ProcessFabric, layout_from_topology  # noqa: E402
-from fabric.procs.free_ports import free_tcp_port  # noqa: E402
+from fabric.procs.free_ports import move_to_free_ports  # noqa: E402
 from p4rt_client import P4RuntimeSession  # noqa: E402
 
 EXAMPLES = ROOT / "controller" / "examples"
@@ -134,9 +133,7 @@ def bench_apply() -> dict[str, Any]:
     """apply on small.yaml run as processes (see the module's docstring)."""
     with tempfile.TemporaryDirectory(prefix="bc-") as tmp:  # short: socket paths
         workdir = Path(tmp)
-        text = (EXAMPLES / "small.yaml").read_text()
-        for address in sorted(set(re.findall(r"127\.0\.0\.1:\d+", text))):
-            text = text.replace(f'"{address}"', f'"127.0.0.1:{free_tcp_port()}"')
+        text = move_to_free_ports((EXAMPLES / "small.yaml").read_text())
         topology = workdir / "small.yaml"
         topology.write_text(text)
         fabric = load_topology(topology)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import socket
 import threading
 
-__all__ = ["PORT_RANGE_VARIABLE", "free_tcp_port", "port_range"]
+__all__ = ["PORT_RANGE_VARIABLE", "free_tcp_port", "move_to_free_ports", "port_range"]
 
 PORT_RANGE_VARIABLE = "MRC_FREE_PORTS"
 
@@ -64,3 +65,21 @@ def free_tcp_port(host: str = "127.0.0.1") -> int:
             if port not in _handed_out:
                 _handed_out.add(port)
                 return port
+
+
+_LOOPBACK_ADDRESS = re.compile(r'"127\.0\.0\.1:(\d+)"')
+
+
+def move_to_free_ports(text: str) -> str:
+    """``text`` (a topology) with each quoted ``"127.0.0.1:PORT"`` moved to a free port,
+    the same new port wherever one old port appears. One pass over the text: replacing
+    address by address would move an address already given a new port again whenever
+    that new port equals an old one still to be replaced (two devices, one address)."""
+    moved: dict[str, int] = {}
+
+    def new_address(match: re.Match[str]) -> str:
+        if match.group(1) not in moved:
+            moved[match.group(1)] = free_tcp_port()
+        return f'"127.0.0.1:{moved[match.group(1)]}"'
+
+    return _LOOPBACK_ADDRESS.sub(new_address, text)

@@ -4,12 +4,11 @@ waiting: tests/loopback.py)."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.loopback import free_tcp_port
+from fabric.procs.free_ports import move_to_free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
@@ -18,9 +17,7 @@ SMALL = ROOT / "controller" / "examples" / "small.yaml"
 def small_on_free_ports(folder: Path) -> Path:
     """small.yaml with every gRPC address moved to a free port (other tests, or a
     fabric someone runs by hand, may hold the fixed ones)."""
-    text = SMALL.read_text()
-    for address in sorted(set(re.findall(r"127\.0\.0\.1:\d+", text))):
-        text = text.replace(f'"{address}"', f'"127.0.0.1:{free_tcp_port()}"')
+    text = move_to_free_ports(SMALL.read_text())
     path = folder / "small.yaml"
     path.write_text(text)
     return path

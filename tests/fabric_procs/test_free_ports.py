@@ -33,3 +33,16 @@ def test_ports_come_from_the_range_and_skip_a_taken_one(
         assert all(busy < port <= busy + 3 for port in given) and len(given) == 3
         with pytest.raises(OSError, match="no free TCP port left"):
             free_tcp_port()
+
+
+def test_moving_a_topology_keeps_its_addresses_distinct_when_a_new_port_was_an_old_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the kernel may hand out a port the topology already names (seen in CI: two devices
+    # ended on one address when addresses were replaced one after another)
+    new_ports = iter([50002, 50007, 50008])
+    monkeypatch.setattr(free_ports, "free_tcp_port", lambda: next(new_ports))
+    text = ('a: "127.0.0.1:50001"\nb: "127.0.0.1:50002"\nc: "127.0.0.1:50001"\n'
+            'd: "127.0.0.1:50003"\nport: 50001\n')
+    moved = free_ports.move_to_free_ports(text)
+    assert moved == ('a: "127.0.0.1:50002"\nb: "127.0.0.1:50007"\nc: "127.0.0.1:50002"\n'
+                     'd: "127.0.0.1:50008"\nport: 50001\n')

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -15,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from fabric.procs.free_ports import move_to_free_ports
 from fabric.procs.state import process_alive, read_state
 from host import NanomsgPort
 from p4rt_client import P4RuntimeSession
 from tests.fabric_procs.helpers import ROOT, fabric_cli, tiny
-from tests.loopback import free_tcp_port, wait_until
+from tests.loopback import wait_until
 
 SMALL = ROOT / "controller" / "examples" / "small.yaml"
 
@@ -33,9 +33,7 @@ def nothing_left(workdir: Path, pids: list[int]) -> None:
 
 def small_on_free_ports(workdir: Path) -> Path:
     """small.yaml as it is, but for its fixed gRPC ports (other tests may use them)."""
-    text = SMALL.read_text()
-    for address in sorted(set(re.findall(r"127\.0\.0\.1:\d+", text))):
-        text = text.replace(f'"{address}"', f'"127.0.0.1:{free_tcp_port()}"')
+    text = move_to_free_ports(SMALL.read_text())
     path = workdir / "small.yaml"
     path.write_text(text)
     return path
