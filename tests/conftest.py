@@ -37,12 +37,16 @@ PTF_ALL_TESTS = ("tests/test_ptf_mrc_nic.py", "tests/test_ptf_mrc_nic_pna.py",
                  "tests/test_run_ptf_all.py")
 
 
-# The two files that run a controller against a live process fabric fail when they run
-# at the same time on two workers (docs/testing.md, cause not found): one group.
+# The two files that run a controller against a live process fabric: one group.
 LIVE_CONTROLLER_TESTS = ("tests/controller/test_controller_live.py",
                          "tests/controller/test_metrics_live.py")
 
 
+# tryfirst: pytest-xdist's worker reads the xdist_group marks in its own
+# pytest_collection_modifyitems, so they must be there before it runs. A group that is
+# not applied splits a file's tests, and its module fixture (a fabric of processes), between
+# the two workers (requirements.txt: why pytest 8).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`make test` runs the suite on two pytest-xdist workers with ``--dist loadgroup``.
     A group is a test file: its module fixtures, ``functools.cache``d runs and helper
