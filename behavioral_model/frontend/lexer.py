@@ -7,7 +7,7 @@ lexing it does what p4c's lexer does with the help of its symbol table:
   (header, header_union, struct, enum, extern object, parser, control, package, typedef and
   type) and the type parameters of generic declarations (`<T, U>`, scoped to that
   declaration), then emits TYPE_IDENTIFIER for them and IDENTIFIER otherwise. A type name is
-  a type from its declaration onwards, except where a variable, parameter or field of the
+  a type from its declaration onwards, except where a variable or parameter of the
   same name shadows it (until the end of the enclosing `{...}`), and except right after a
   member `.` (`hdr.x` is always a member name).
 * **Angle brackets.** `<` becomes LANGLE (less-than), _LANGLE_ARGS (a type argument list:

@@ -12,7 +12,7 @@ from .errors import P4TypeError
 from .midendcheck import EXTERN_CALLS
 from .printer import expr_text
 from .scope import Scope
-from .types import ActionRunT, BitT, BoolT, EnumT, ErrorT, TupleT, Type, TypeVar, VoidT
+from .types import ActionRunT, BitT, BoolT, EnumT, ErrorT, StackT, TupleT, Type, TypeVar, VoidT
 
 
 class StatementChecks:
@@ -119,8 +119,13 @@ class StatementChecks:
                     self.exprs.check(e, inner, t)
                 it.type = TupleT(tuple(t for _ in it.elems))
             else:
-                raise P4TypeError("a for-in loop iterates over 'lo .. hi' or a list "
-                                  "{a, b, ...}", it.loc)
+                st = self.exprs.check(it, inner)
+                if not isinstance(st, StackT):
+                    raise P4TypeError("a for-in loop iterates over 'lo .. hi', a list "
+                                      "{a, b, ...} or a header stack", it.loc)
+                if st.elem != t:
+                    raise P4TypeError(f"the loop variable of type {t} cannot hold the "
+                                      f"elements of {expr_text(it)} ({st.elem})", it.loc)
             inner.declare(stmt.var.name, stmt.var, stmt.var.loc)
         self._loop_depth += 1
         try:

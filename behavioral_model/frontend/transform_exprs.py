@@ -98,6 +98,10 @@ class StatementRules(Transformer):
         var = ast.VariableDecl(name=str(name), type_ref=type_ref, loc=loc_of(name))
         return ast.ForInStatement(var=var, iterable=iterable, body=body, loc=loc_of(kw))
 
+    def annotated_for(self, _anns: Any, stmt: ast.Statement) -> ast.Statement:
+        # `@unroll`/`@no_unroll` are hints to p4c's loop unrolling; bm runs loops as they are.
+        return stmt
+
     def for_items(self, *items: Any) -> list:
         return list(items)
 

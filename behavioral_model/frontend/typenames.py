@@ -4,8 +4,9 @@ P4's grammar, like C's, needs to know whether a name denotes a type, and p4c's l
 asks its symbol table.  ``TypeScanner`` approximates that table from the token list
 alone: it finds the declared type names (header, header_union, struct, enum, extern
 object, parser, control, package, typedef and type), the type parameters of generic
-declarations (``<T, U>``, scoped to that declaration), and the variables, parameters
-and fields that shadow a type name until the end of their enclosing ``{...}``.
+declarations (``<T, U>``, scoped to that declaration), and the variables and parameters
+that shadow a type name until the end of their enclosing ``{...}`` (a struct or header
+field does not: p4c never looks a field name up).
 ``classify_names`` then marks each name TYPE_IDENTIFIER or IDENTIFIER; a name right
 after a member ``.`` is always IDENTIFIER (``hdr.x`` is a member name).
 """
@@ -44,6 +45,7 @@ class TypeScanner:
         self.param_angles: set[int] = set()  # indices of `<` opening type parameters
         self.shadows: dict[str, list[tuple[int, int]]] = {}
         self.decl_ends: list[int] = []  # end index of each top-level declaration
+        self.field_bodies: set[int] = set()  # `{` opening a struct, header or union body
 
     # -- helpers
 
@@ -148,6 +150,9 @@ class TypeScanner:
             self.declare(j + 1)
             if self.tt(j + 2) == "LANGLE":
                 self.type_params(j + 2, (j + 1, end))
+            if kw in ("HEADER", "STRUCT", "HEADER_UNION"):
+                self.field_bodies.update(k for k in range(j + 2, end + 1)
+                                         if self.tt(k) == "LBRACE")
         elif kw == "ENUM":
             for k in range(j + 1, end + 1):
                 if self.tt(k) == "LBRACE":
@@ -209,7 +214,7 @@ class TypeScanner:
     # -- shadowing
 
     def find_shadows(self) -> None:
-        """Variables, parameters and fields named like a type hide it in their scope."""
+        """Variables and parameters named like a type hide it in their scope."""
         toks, declared = self.toks, self.declared
         if not declared:
             return
@@ -226,6 +231,8 @@ class TypeScanner:
                 continue
             if tt != "IDENTIFIER" or t.value not in declared or declared[t.value] >= i:
                 continue
+            if braces and braces[-1] in self.field_bodies:
+                continue  # a field (`t1 t1;`) is no name in scope: it hides no type
             prev, nxt = self.tt(i - 1), self.tt(i + 1)
             if nxt not in ("SEMI", "_ASSIGN", "_COMMA", "_RPAREN"):
                 continue
