@@ -166,6 +166,9 @@ class ControlGenMixin:
             if isinstance(it, ast.RangeExpr):
                 low, high = self.expr(it.low), self.expr(it.high)
                 self.w.line(f"{values} = iter(range({low}, {high} + 1))")
+            elif isinstance(strip(it.type), StackT):
+                # Each element, valid or not, as a copy: the loop variable is a local.
+                self.w.line(f"{values} = iter([e._copy() for e in {self.expr(it)}.elems])")
             else:
                 self.w.line(f"{values} = iter({self.expr(it)})")
             var = self.module.fresh(s.var.name)
