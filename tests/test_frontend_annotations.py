@@ -33,7 +33,7 @@ def check(annotation: str) -> None:
     pytest.param("@name", "takes one expression", id="name-without-body"),
     pytest.param('@name("a", "b")', "takes one expression", id="name-two-strings"),
     pytest.param("@name(7)", "must be a string literal", id="name-int"),
-    pytest.param('@name("a" ++ "b")', "must be a string literal", id="name-concatenation"),
+    pytest.param('@name("a" ++ 1)', "must be a string literal", id="name-string-and-int"),
     pytest.param('@deprecated("a" | "b")', "must be a string literal", id="deprecated-or"),
     pytest.param("@synchronous(1 +)", "list of expressions", id="synchronous-bad-list"),
     pytest.param("@command_line(1)", "string literals", id="command-line-int"),
@@ -55,6 +55,8 @@ def test_bad_annotation_is_rejected(annotation: str, message: str) -> None:
     pytest.param('@pkginfo(version = "1.0")', id="pkginfo-pairs"),
     pytest.param('@name("x")', id="name-string"),
     pytest.param('@noWarn("unused")', id="nowarn-string"),
+    pytest.param('@name("a" ++ ("b" ++ "c"))', id="name-concatenation"),
+    pytest.param('@deprecated("use " ++ "g")', id="deprecated-concatenation"),
     pytest.param("@tag[]", id="structured-empty"),
     pytest.param('@tag[1, "s", true, 1 < 2, -3, 2 * 3]', id="structured-constant-expressions"),
     pytest.param('@tag[a = "x" ++ "y", b = PLAIN + 1]', id="structured-int-constant"),
@@ -62,3 +64,27 @@ def test_bad_annotation_is_rejected(annotation: str, message: str) -> None:
 ])
 def test_good_annotation_is_accepted(annotation: str) -> None:
     check(annotation)
+
+
+def test_joined_name_is_folded() -> None:
+    """p4c's spec-issue1297-string-cat.p4: `@name("foo" ++ "_y_")` names the action
+    `foo_y_` (its control-plane name)."""
+    checked = check_source(preprocess_text("""
+#include <core.p4>
+control c() {
+    @name("foo" ++ "_y_") action a() { }
+    apply { a(); }
+}
+"""))
+    actions = [d for d in checked.program.decls[-1].locals if d.name == "a"]
+    assert actions[0].display_name() == "foo_y_"
+
+
+def test_string_across_lines() -> None:
+    """p4c's lexer lets a string literal run across lines (its pragma-string.p4,
+    string_anno.p4); the lines after it keep their numbers in bm's messages."""
+    text = ('@name("two\nlines") const bit<1> b = 1;\n'
+            '@pragma name "x\\\ny"\nconst bit<1> c = nowhere;\n')
+    with pytest.raises(P4Error, match=r"t\.p4:5:"):
+        check_source(preprocess_text(text, "t.p4"))
+    check_source(preprocess_text(text.replace("nowhere", "1"), "t.p4"))

@@ -19,7 +19,8 @@ from .types import BoolT, IntT, StringT
 EMPTY = frozenset({"atomic", "defaultonly", "hidden", "likely", "noSideEffects", "optional",
                    "pure", "tableonly", "unlikely", "disable_optimization", "unroll",
                    "nounroll"})
-#: Standard annotations whose body is one expression; those of STRING a string literal.
+#: Standard annotations whose body is one expression; those of STRING a string literal
+#: (or string literals joined by `++`, which p4c folds).
 ONE_EXPRESSION = frozenset({"name", "deprecated", "noWarn", "length", "match"})
 STRING = frozenset({"name", "deprecated", "noWarn"})
 #: Standard annotations whose body is a list of expressions (command_line: strings).
@@ -49,8 +50,23 @@ def check_annotation(ann: ast.Annotation, kind: str, tokens: list[Token],
         raise P4SyntaxError(f"@{ann.name} takes one expression", ann.loc)
     value = ann.args[0]
     if ann.name in STRING and not isinstance(value, ast.StringLiteral):
-        raise P4TypeError(f"{expr_text(value)}: the value of @{ann.name} must be a string "
-                          "literal", value.loc)
+        text = _joined_strings(value)
+        if text is None:
+            raise P4TypeError(f"{expr_text(value)}: the value of @{ann.name} must be a string "
+                              "literal or string literals joined by ++", value.loc)
+        # p4c folds `"a" ++ "b"` here (spec 8.4.1); readers of the annotation see "ab".
+        ann.args[0] = ast.StringLiteral(value=text, loc=value.loc)
+
+
+def _joined_strings(e: ast.Expression) -> str | None:
+    """The string `e` folds to when it is string literals joined by `++`, else None."""
+    if isinstance(e, ast.StringLiteral):
+        return e.value
+    if isinstance(e, ast.BinaryExpr) and e.op == "++":
+        left, right = _joined_strings(e.left), _joined_strings(e.right)
+        if left is not None and right is not None:
+            return left + right
+    return None
 
 
 def _check_structured(ann: ast.Annotation) -> None:

@@ -129,7 +129,7 @@ _TOKEN_RE = re.compile(
   | (?P<opencomment>/\*)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<number>[0-9][A-Za-z0-9_]*)
-  | (?P<string>"(?:[^"\\\n]|\\.)*")
+  | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<openstring>")
   | (?P<punct>\|\+\|=|\|-\|=|<<=|\+\+=|&&&|\|\+\||\|-\||\.\.|\+:|\{\#\}|<<|<=|>=|==|!=|&&|\|\||\+\+
               |[-+*/%&|^]=|[-+*/%&|^~!<>()\[\]{};,:.=?@])
@@ -217,7 +217,12 @@ def raw_tokens(text: str) -> list[Token]:
             else:
                 append(Token("INTEGER", value, pos, line, col, line, col + len(value), m.end()))
         elif kind == "string":
+            # p4c's lexer lets a string run across lines (its pragma-string.p4).
             append(_make("STRING_LITERAL", value, pos, line, col))
+            nls = value.count("\n")
+            if nls:
+                line += nls
+                line_start = pos + value.rfind("\n") + 1
         elif kind == "comment":
             nls = value.count("\n")
             if nls:
