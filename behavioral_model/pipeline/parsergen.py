@@ -21,6 +21,7 @@ from ..frontend.types import (
     HeaderUnionT,
     StackT,
     StructT,
+    TupleT,
     Type,
 )
 from .aliasing import by_reference
@@ -233,6 +234,11 @@ class ParserGenMixin:
         if isinstance(e, ast.PathExpr) and isinstance(e.decl, ast.ValueSetDecl):
             vs = self.module.bind("value_set", self.value_set_name(e.decl))
             return f"_vs_match({vs}, {name})"
+        if isinstance(e, ast.ListExpr) and isinstance(t, TupleT):
+            # A list key `{a, b}` (a Python tuple here) matched element by element.
+            parts = [self.key_match(x, f"{name}[{i}]", strip(et))
+                     for i, (x, et) in enumerate(zip(e.elems, t.elems, strict=True))]
+            return " and ".join(f"({p})" for p in parts)
         value = evaluate(e)
         return f"{name} == {self.literal(value, t)}"  # type: ignore[attr-defined]
 
