@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ast
-from .consteval import NotConstant, evaluate
+from .consteval import NotConstant, evaluate, evaluate_composite
 from .errors import P4TypeError
 from .scope import Scope
 from .types import EnumT, IntT, TupleT, Type
@@ -100,7 +100,8 @@ class ParserChecks:
                 if isinstance(part, ast.DontCareExpr | ast.DefaultExpr):
                     continue
                 try:
-                    evaluate(part)
+                    # A tuple key `{a, b}` takes a list of constants (p4c's nested_select.p4).
+                    evaluate_composite(part) if isinstance(kt, TupleT) else evaluate(part)
                 except NotConstant:
                     raise P4TypeError(f"{what} label must be a compile-time constant",
                                       part.loc) from None
