@@ -74,6 +74,10 @@ class StateBuilder:
         self._extern_object(qualify(prefix, decl), t, decl.args)
 
     def _extern_object(self, name: str, t: ExternT, arguments: list[ast.Argument]) -> None:
+        if t.name not in _STATEFUL_EXTERNS:
+            # Nothing to build here (a call of an extern bm lacks is refused where it is
+            # made); its arguments may be values this loader does not read, e.g. list<T>.
+            return
         args = [_const(a.value) for a in arguments]
         if t.name in ("register", "Register"):  # v1model, PNA
             width = key_width(t.type_args[0]) if t.type_args else 32
@@ -186,6 +190,12 @@ def _bound(e: ast.Expression, inst: BlockInstance) -> ast.Expression:
         raise P4TypeError(f"not supported by bm's target: {e.name}, a constructor parameter "
                           "given no argument bm can see", e.loc)
     return default
+
+
+#: The externs whose state the loader builds from their constructor arguments.
+_STATEFUL_EXTERNS = frozenset({"register", "Register", "counter", "Counter", "meter", "Meter",
+                               "action_profile", "ActionProfile", "action_selector",
+                               "ActionSelector"})
 
 
 def _const(e: ast.Expression) -> Any:
