@@ -21,9 +21,10 @@ __all__ = ["classify_angles"]
 
 _TYPE_STARTS = frozenset(
     {"TYPE_IDENTIFIER", "BIT", "INT", "VARBIT", "BOOL", "STRING", "TUPLE", "VOID", "ERROR",
-     "MATCH_KIND", "DONTCARE"}
+     "MATCH_KIND", "DONTCARE", "LIST"}
 )
-_ANGLE_AFTER_TYPE = frozenset({"TYPE_IDENTIFIER", "BIT", "INT", "VARBIT", "TUPLE", "VALUESET"})
+_ANGLE_AFTER_TYPE = frozenset(
+    {"TYPE_IDENTIFIER", "BIT", "INT", "VARBIT", "TUPLE", "VALUESET", "LIST"})
 # Tokens that cannot appear inside a type argument list.
 _NOT_IN_TYPE_ARGS = frozenset(
     {"SEMI", "LBRACE", "_RBRACE", "_ASSIGN", "AND", "OR", "EQ", "NE", "LE", "GE", "_QUESTION",

@@ -30,6 +30,7 @@ from .ast_exprs import IndexExpr as IndexExpr
 from .ast_exprs import IntLiteral as IntLiteral
 from .ast_exprs import InvalidHeaderExpr as InvalidHeaderExpr
 from .ast_exprs import ListExpr as ListExpr
+from .ast_exprs import ListTypeRef as ListTypeRef
 from .ast_exprs import MaskExpr as MaskExpr
 from .ast_exprs import MemberExpr as MemberExpr
 from .ast_exprs import MethodCallExpr as MethodCallExpr

@@ -99,6 +99,13 @@ class TupleTypeRef(TypeRef):
 
 
 @dataclass(eq=False, kw_only=True)
+class ListTypeRef(TypeRef):
+    """`list<T>` (spec 7.2.11): a list of compile-time known values of type T."""
+
+    elem: TypeRef
+
+
+@dataclass(eq=False, kw_only=True)
 class DontCareTypeRef(TypeRef):
     """`_` in a type argument list."""
 

@@ -29,6 +29,7 @@ from .declcheck import (
 from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker
 from .initializers import check_initializer
+from .listcheck import check_list_types
 from .midendcheck import interface_struct_writes, union_stack_index_errors
 from .naming import constructor_arguments, iter_nodes
 from .parsercheck import ParserChecks
@@ -110,6 +111,7 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
 
     # -- program --------------------------------------------------------------------
     def run(self) -> CheckedProgram:
+        check_list_types(self.result.program.decls)
         for decl in self.result.program.decls:
             self.declare_top(decl)
         self.calls.check_deferred_known()

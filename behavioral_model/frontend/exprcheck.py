@@ -27,6 +27,7 @@ from .types import (
     HeaderUnionT,
     IntT,
     InvalidHeaderT,
+    ListT,
     MatchKindT,
     StackT,
     StateT,
@@ -516,6 +517,12 @@ class ExprChecker(AccessCheckMixin):
     def _cast(self, expr: ast.CastExpr, scope: Scope) -> Type:
         target = self.resolver.resolve(expr.type_ref, scope)
         src = self.check(expr.expr, scope, None)
+        if isinstance(target, ListT) and isinstance(expr.expr, ast.ListExpr):
+            # Only a cast makes a list<T> of `{...}` (p4c: a plain `{...}` is a tuple).
+            for e in expr.expr.elems:
+                self.coerce(e, target.elem)
+            expr.expr.type = target
+            return target
         if isinstance(expr.expr, ast.ListExpr | ast.StructInitExpr | ast.InvalidHeaderExpr):
             self.coerce(expr.expr, target)
             return target

@@ -14,6 +14,7 @@ lexing it does what p4c's lexer does with the help of its symbol table:
   after a type, or a call `f<T>(...)`) or _LANGLE_PARAMS (a declaration's type parameters);
   the `>` closing either is _RANGLE_ARGS. Two adjacent `>` that close nothing are SHR (`>>`),
   so `register<bit<32>>` and `a >> 2` both work.
+* **`list<T>`.** `list` right before `<` is the LIST keyword; elsewhere it is a name.
 * **Annotations.** `@name`, `@name(...)` and `@name[...]` become one ANNOTATION token
   (an :class:`AnnotationToken` carrying the body's text and tokens).
 
@@ -57,6 +58,10 @@ def tokenize(text: str) -> list[Token]:
     scanner = TypeScanner(toks)
     scanner.scan()
     classify_names(toks, scanner.is_type, lambda i: i)
+    for i, t in enumerate(toks[:-1]):
+        if t.type == "IDENTIFIER" and t.value == "list" and toks[i + 1].type == "LANGLE":
+            # `list<T>` (spec 7.2.11); otherwise `list` is an ordinary name, as in p4c.
+            t.type = "LIST"
     for i, t in enumerate(toks):
         if isinstance(t, AnnotationToken) and t.body_tokens:
             classify_names(t.body_tokens, scanner.is_type, lambda _k, _i=i: _i)

@@ -81,6 +81,8 @@ def type_text(t: ast.TypeRef) -> str:
         return f"{type_text(t.elem)}[{expr_text(t.size)}]"
     if isinstance(t, ast.TupleTypeRef):
         return f"tuple<{', '.join(type_text(a) for a in t.elems)}>"
+    if isinstance(t, ast.ListTypeRef):
+        return f"list<{type_text(t.elem)}>"
     return "_"
 
 

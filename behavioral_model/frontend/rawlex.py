@@ -117,6 +117,7 @@ TERMINAL_NAMES.update(
         "STRING_LITERAL": "string",
         "ANNOTATION": "annotation",
         "DONTCARE": "'_'",
+        "LIST": "'list'",
         "$END": "end of file",
     }
 )

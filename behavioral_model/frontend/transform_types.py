@@ -40,6 +40,9 @@ class TypeRules(Transformer):
     def tuple_type(self, kw: Token, args: list[ast.TypeRef] | None) -> ast.TupleTypeRef:
         return ast.TupleTypeRef(elems=args or [], loc=loc_of(kw))
 
+    def list_type(self, kw: Token, elem: ast.TypeRef) -> ast.ListTypeRef:
+        return ast.ListTypeRef(elem=elem, loc=loc_of(kw))
+
     def base_type(self, kw: Token) -> ast.TypeRef:
         if kw.type == "BIT":
             one = ast.IntLiteral(value=1, loc=loc_of(kw))

@@ -21,6 +21,7 @@ from .types import (
     HeaderT,
     HeaderUnionT,
     IntT,
+    ListT,
     MatchKindT,
     NewT,
     PackageT,
@@ -118,6 +119,11 @@ class TypeResolver:
                     # its fields have types (no string, `_` or void).
                     raise P4TypeError(f"{et}: not supported as a tuple field", e.loc)
             return TupleT(elems)
+        if isinstance(ref, ast.ListTypeRef):
+            elem = self.resolve(ref.elem, scope)
+            if isinstance(elem, ExternT | ParserT | ControlT | PackageT | DontCareT | VoidT):
+                raise P4TypeError(f"{elem}: not supported as a list element", ref.elem.loc)
+            return ListT(elem)
         if isinstance(ref, ast.StackTypeRef):
             elem = self.resolve(ref.elem, scope)
             if not isinstance(elem, HeaderT | HeaderUnionT | TypeVar):

@@ -188,6 +188,16 @@ class StackT(Type):
 
 
 @dataclass(frozen=True)
+class ListT(Type):
+    """`list<T>` (spec 7.2.11): known values of type T, as an extern constructor takes them."""
+
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"list<{self.elem}>"
+
+
+@dataclass(frozen=True)
 class TupleT(Type):
     elems: tuple[Type, ...]
 
