@@ -350,6 +350,10 @@ class ExprGenMixin:
         if isinstance(t, TupleT):
             elems = e.elems if isinstance(e, ast.ListExpr) else [x for _, x in e.fields]
             return "(" + "".join(c + ", " for c in self.ordered(elems)) + ")"
+        if isinstance(t, StackT) and isinstance(e, ast.ListExpr):
+            # A stack from `{h0, {1, 2}, ...}`: each element a header of its own.
+            codes = self.ordered(e.elems)
+            return "_HeaderStack([" + ", ".join(f"({c})._copy()" for c in codes) + "])"
         if isinstance(t, StructLike):
             if isinstance(e, ast.ListExpr):
                 pairs = list(zip([f for f, _ in t.fields], e.elems, strict=True))
