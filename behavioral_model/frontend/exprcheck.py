@@ -152,6 +152,9 @@ class ExprChecker(AccessCheckMixin):
         if isinstance(expr, ast.ListExpr):
             if isinstance(target, TupleT):
                 elems = target.elems
+            elif isinstance(target, StackT) and not isinstance(target.elem, TypeVar):
+                # `H[2] s = {h0, {1, 2}}` (spec 8.18): one value per element.
+                elems = (target.elem,) * target.size
             elif isinstance(target, StructLike) and not isinstance(target, HeaderUnionT):
                 elems = tuple(t for _, t in target.fields)
             else:
