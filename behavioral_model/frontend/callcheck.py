@@ -423,9 +423,11 @@ class CallChecker:
         if proto is impl:
             return
         # Trailing `@optional` parameters of the type may be left out (TNA's IngressT and
-        # friends: a block declares only the intrinsic metadata it uses).
+        # friends: a block declares only the intrinsic metadata it uses), and so may
+        # those with a default value (p4c's default-control-argument.p4).
         required = len(proto.params)
-        while required and proto.params[required - 1].annotation("optional"):
+        while required and (proto.params[required - 1].annotation("optional")
+                            or proto.params[required - 1].default is not None):
             required -= 1
         if not required <= len(impl.params) <= len(proto.params):
             needs = (str(required) if required == len(proto.params)
