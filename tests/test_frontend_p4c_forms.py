@@ -99,3 +99,14 @@ def test_a_folded_static_assert_is_true() -> None:
 ])
 def test_rejected(text: str, message: str) -> None:
     assert_rejected(text, message)
+
+
+TYPEDEF_STRUCT = "typedef struct Point { int<32> x; int<32> y; } Pt;\n"
+
+
+def test_typedef_of_an_inline_struct_declares_nothing() -> None:
+    """p4c's spec-ex12.p4: p4test 1.2.5 accepts `typedef struct S {...} T;` but lets a
+    program use neither S (not found) nor T (a compiler bug)."""
+    check(TYPEDEF_STRUCT)
+    assert_rejected(TYPEDEF_STRUCT + "const Pt p = {1, 2};", "unexpected identifier 'Pt'")
+    assert_rejected(TYPEDEF_STRUCT + "const Point p = {1, 2};", "unexpected identifier 'Point'")

@@ -142,7 +142,7 @@ _BIN_OPS = frozenset(
 )
 _NAME_KEYWORDS = frozenset({"APPLY", "KEY", "ACTIONS", "STATE", "ENTRIES", "TYPE"})
 _TYPE_KEYWORDS = frozenset({"BOOL", "BIT", "INT", "VARBIT", "STRING", "TUPLE", "MATCH_KIND",
-                            "ERROR"})
+                            "ERROR", "LIST"})
 _POSTFIX = frozenset({"LBRACKET", "_LANGLE_ARGS"})
 # Preferred order in "expected ..." lists; anything else follows alphabetically.
 _ORDER = ["';'", "')'", "'}'", "']'", "'>'", "','", "':'", "'='", "'{'", "'('", "identifier",

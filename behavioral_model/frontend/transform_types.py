@@ -123,6 +123,10 @@ class TypeRules(Transformer):
     def identifier_list(self, *names: Token | None) -> list[str]:
         return [str(n) for n in names if n is not None]
 
+    def inline_typedef(self, _anns: Any, _kw: Token, _decl: Any, _name: Token, _semi: Token
+                       ) -> None:
+        return None  # see the grammar: it declares nothing p4test lets a program use
+
     def typedef_decl(self, anns: Any, kw: Token, type_ref: ast.TypeRef, name: Token,
                      _semi: Token) -> ast.TypedefDecl:
         return ast.TypedefDecl(name=str(name), type_ref=type_ref, annotations=join_anns(anns),
