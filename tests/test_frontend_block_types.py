@@ -1,7 +1,8 @@
-"""A parser or control declaration given where a control type is expected may leave out
+"""A parser or control declaration given where its type is expected: it may leave out
 the type's trailing parameters that have a default value (p4c's
-default-control-argument.p4), as it may `@optional` ones. The verdicts below are
-p4test 1.2.5's."""
+default-control-argument.p4), as it may `@optional` ones; a generic one takes its type
+arguments from the type's parameters (functors6..9.p4), but not for a generic type.
+The verdicts below are p4test 1.2.5's."""
 
 from __future__ import annotations
 
@@ -45,3 +46,37 @@ def test_accepted(params: str) -> None:
 def test_rejected(params: str, message: str) -> None:
     with pytest.raises(P4Error, match=re.escape(message)):
         _check(params)
+
+
+GENERIC = """
+#include <core.p4>
+parser p1<T>(in T a) { state start { T w = a; transition accept; } }
+parser p2<T>(in bit<2> a) { state start { transition accept; } }
+parser simple(in bit<2> a);
+package m(simple n);
+m(INSTANCE) main;
+"""
+
+
+@pytest.mark.parametrize("instance", ["p1()", "p1<bit<2>>()"])
+def test_generic_block_takes_the_prototype_types(instance: str) -> None:
+    """p4c's functors6..9.p4: `p1<T>` given for `simple(in bit<2> a)` makes T bit<2>."""
+    check_source(preprocess_text(GENERIC.replace("INSTANCE", instance), "t.p4"))
+
+
+@pytest.mark.parametrize(("instance", "message"), [
+    ("p1<bit<4>>()", "parameter 'a' of p1 has type bit<4>, expected bit<2>"),
+    ("p2()", "could not infer a type for variable T of p2"),
+])
+def test_generic_block_rejected(instance: str, message: str) -> None:
+    with pytest.raises(P4Error, match=re.escape(message)):
+        check_source(preprocess_text(GENERIC.replace("INSTANCE", instance), "t.p4"))
+
+
+def test_generic_block_for_a_generic_type_is_rejected() -> None:
+    """p4test 1.2.5 refuses a generic control given for V1Switch's `Ingress<H, M>`
+    ("type argument lists ... have different lengths"), with or without type arguments."""
+    text = GENERIC.replace("parser simple(in bit<2> a);", "parser simple<U>(in U a);") \
+        .replace("package m(simple n);", "package m<U>(simple<U> n);")
+    with pytest.raises(P4Error, match="the generic p1 cannot be given for the generic simple"):
+        check_source(preprocess_text(text.replace("INSTANCE", "p1()"), "t.p4"))

@@ -435,6 +435,13 @@ class CallChecker:
             raise P4TypeError(f"{what}: {impl.name} has {len(impl.params)} parameters, "
                               f"{proto.name} needs {needs}", arg.loc)
         proto_args = dict(zip(proto.type_params, proto_t.type_args, strict=False))
+        # A generic declaration (`parser p1<T>(in T a)`) takes its own type arguments, or
+        # else the types the prototype gives its parameters (p4c's functors6..9.p4).
+        own_params = set(impl.type_params)
+        own = dict(zip(impl.type_params, impl_t.type_args, strict=False))
+        if own_params and proto.type_params:
+            raise P4TypeError(f"{what}: the generic {impl.name} cannot be given for the generic "
+                              f"{proto.name} (p4c: their type argument lists differ)", arg.loc)
         for pp, ip in zip(proto.params, impl.params, strict=False):
             # A read-only `in` parameter may implement an `inout` one (p4c accepts it).
             if pp.direction != ip.direction and not (pp.direction == "inout"
@@ -442,6 +449,12 @@ class CallChecker:
                 raise P4TypeError(f"{what}: parameter '{ip.name}' of {impl.name} must be "
                                   f"{pp.direction or 'directionless'}", ip.loc)
             it = ip.type_ref.resolved
+            if isinstance(it, TypeVar) and it.name in own_params:
+                expected = pp.type_ref.resolved
+                if it.name not in own and expected is not None and \
+                        not isinstance(expected, TypeVar):
+                    own[it.name] = expected
+                it = own.get(it.name, it)
             ref = pp.type_ref
             if isinstance(ref, ast.NamedTypeRef) and ref.name in proto.type_params:
                 outer = proto_args.get(ref.name)
@@ -460,6 +473,10 @@ class CallChecker:
                     not isinstance(pp.type_ref.resolved, TypeVar):
                 raise P4TypeError(f"{what}: parameter '{ip.name}' of {impl.name} has type {it},"
                                   f" expected {pp.type_ref.resolved}", ip.loc)
+        missing = [t for t in impl.type_params if t not in own]
+        if missing:
+            raise P4TypeError(f"{what}: could not infer a type for variable {missing[0]} of "
+                              f"{impl.name}", arg.loc)
 
     def check_deferred_known(self) -> None:
         """After the whole program: an action called directly takes its directionless
