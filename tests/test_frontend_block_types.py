@@ -7,12 +7,14 @@ The verdicts below are p4test 1.2.5's."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from behavioral_model.frontend.errors import P4Error
 from behavioral_model.frontend.preprocess import preprocess_text
-from behavioral_model.program import check_source
+from behavioral_model.program import check_source, load_program
+from behavioral_model.stf.runner import run_stf_file
 
 PROG = """
 #include <core.p4>
@@ -80,3 +82,11 @@ def test_generic_block_for_a_generic_type_is_rejected() -> None:
         .replace("package m(simple n);", "package m<U>(simple<U> n);")
     with pytest.raises(P4Error, match="the generic p1 cannot be given for the generic simple"):
         check_source(preprocess_text(text.replace("INSTANCE", "p1()"), "t.p4"))
+
+
+def test_generic_constructor_parameter_runs() -> None:
+    """p4c's generic1.p4: `control Inner<T>(...)(T size)` instantiated as `Inner(8w9)`."""
+    p4 = Path(__file__).parent / "p4"
+    program = load_program(p4 / "generic_ctor_param.p4")
+    result = run_stf_file(program, p4 / "generic_ctor_param.stf")
+    assert result.passed, "\n" + result.report()

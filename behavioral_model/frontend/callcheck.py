@@ -534,7 +534,11 @@ class CallChecker:
         if isinstance(t, ParserT | ControlT):
             params = getattr(t.decl, "constructor_params", [])
             fake = ast.MethodCallExpr(func=ast.PathExpr(name=t.name), args=args, loc=node.loc)
-            self._bind_args(fake, params, scope, {}, t.name, kind="constructor")
+            # `control c<T>()(T size)` instantiated as `c(8w9)`: the arguments bind T.
+            type_params = list(getattr(t.decl, "type_params", []))
+            bindings = dict(zip(type_params, t.type_args, strict=False))
+            self._bind_args(fake, params, scope, bindings, t.name, kind="constructor",
+                            type_params=set(type_params))
             return t
         if hasattr(t, "decl") and isinstance(t.decl, ast.PackageTypeDecl):
             decl = t.decl
