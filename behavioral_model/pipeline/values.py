@@ -21,6 +21,7 @@ import keyword
 from collections.abc import Iterator
 from typing import Any
 
+from ..frontend.errors import P4TypeError
 from ..frontend.types import (
     BitT,
     BoolT,
@@ -137,6 +138,10 @@ class ValueFactory:
         fields = [(py_name(f), ft) for f, ft in t.fields]
         slots = [f for f, _ in fields]
         varbits = [f for f, ft in fields if isinstance(ft, VarbitT)]
+        if len(varbits) > 1:
+            # p4c's front end accepts the type (its issue2445.p4); BMv2 refuses it too.
+            raise P4TypeError(f"bm does not support a header with more than one varbit "
+                              f"field yet: {t.name}", getattr(t.decl, "loc", None))
         is_header = isinstance(t, HeaderT)
         if is_header:
             slots.append("_valid")
