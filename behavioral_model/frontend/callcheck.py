@@ -232,6 +232,10 @@ class CallChecker:
                     isinstance(t, VarbitT) for _, t in arg.type.fields):
                 raise P4TypeError("extract with a size needs a header with a varbit field",
                                   arg.loc)
+            if len(call.args) == 2 and isinstance(arg.type, HeaderT) and sum(
+                    isinstance(t, VarbitT) for _, t in arg.type.fields) > 1:
+                raise P4TypeError(f"{expr_text(arg)}: multiple varbit fields in a header "
+                                  "cannot be extracted", arg.loc)
             if len(call.args) == 1 and _has_varbit(arg.type):
                 raise P4TypeError(f"{expr_text(arg)}: a header with a varbit field is "
                                   "extracted with its size, extract(h, size)", arg.loc)

@@ -9,6 +9,7 @@ from typing import Any
 from . import ast
 from .consteval import NotConstant, evaluate
 from .errors import P4TypeError
+from .naming import iter_nodes
 from .scope import Scope, TypeParamDecl
 from .types import (
     BitT,
@@ -105,7 +106,7 @@ class TypeResolver:
             return BitT(width, ref.signed)
         if isinstance(ref, ast.VarbitTypeRef):
             width = self.const_int(ref.width, scope, "varbit width")
-            if width <= 0:
+            if width < 0:  # p4c accepts varbit<0> (its issue3486.p4)
                 raise P4TypeError(f"invalid varbit width {width}", ref.loc)
             return VarbitT(width)
         if isinstance(ref, ast.DontCareTypeRef):
@@ -129,8 +130,8 @@ class TypeResolver:
             if not isinstance(elem, HeaderT | HeaderUnionT | TypeVar):
                 raise P4TypeError(f"header stack element must be a header, not {elem}", ref.loc)
             size = self.const_int(ref.size, scope, "header stack size")
-            if size <= 0:
-                raise P4TypeError(f"header stack size must be positive, got {size}", ref.loc)
+            if size < 0:  # p4c accepts a stack of no elements (its minsize.p4)
+                raise P4TypeError(f"header stack size must not be negative, got {size}", ref.loc)
             return StackT(elem, size)
         if isinstance(ref, ast.NamedTypeRef):
             return self.named(ref.name, scope.root() if ref.dot_prefix else scope, ref)
@@ -213,9 +214,13 @@ class TypeResolver:
                     f"field '{f.name}' of header {decl.name} has type {ft}; header fields must "
                     "be bit<W>, int<W>, varbit<W>, bool, a serializable enum or a struct of them",
                     f.loc)
-            if cls is HeaderT and isinstance(ft, VarbitT) and any(
-                    isinstance(t, VarbitT) for _, t in fields):
-                raise P4TypeError(f"header {decl.name} has more than one varbit field", f.loc)
+            length = f.annotation("length")
+            if length is not None:
+                # `@length(e)` names fields declared before this one (spec 8.11.1).
+                for node in iter_nodes(length.args):
+                    if isinstance(node, ast.PathExpr) and node.name not in seen - {f.name}:
+                        raise P4TypeError(f"@length of field '{f.name}': {node.name} is not a "
+                                          "field declared before it", node.loc)
             if cls is HeaderUnionT and not isinstance(ft, HeaderT):
                 raise P4TypeError(f"header_union field '{f.name}' must be a header", f.loc)
             fields.append((f.name, ft))
