@@ -1,6 +1,6 @@
-// expect: 14: more than one varbit
+// expect: 23: multiple varbit fields
 // a header with two varbit fields, extracted (p4c reports it when the header is
-// extracted and shows both fields, the first as primary; we point at the second)
+// extracted and shows both fields; bm points at the extract)
 #include <core.p4>
 #include <v1model.p4>
 
