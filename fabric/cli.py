@@ -25,7 +25,6 @@ from .checks import validate_checks
 from .experiment import Experiment, run_experiment, run_labels
 from .paper.cli import add_parser as add_paper_parser
 from .paper.cli import cmd_paper
-from .plots import write_plots
 from .report import print_summary, report_json, write_json
 from .scenario import Scenario, ScenarioError, load_scenario, load_scenarios
 
@@ -142,7 +141,11 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
         "wall_time_s": round(time.monotonic() - started, 1),
         "quick": bool(args.quick)})
     write_json(report, out / "report.json")
-    plots = [] if args.no_plots else write_plots(experiments, out)
+    plots: list[Path] = []
+    if not args.no_plots:
+        # matplotlib takes a second to import: only a run that draws pays for it
+        from .plots import write_plots
+        plots = write_plots(experiments, out)
     print_summary(report, console)
     console.print(f"report: {out / 'report.json'}" + "".join(f", {p}" for p in plots)
                   + f" ({report['wall_time_s']} s)", highlight=False)

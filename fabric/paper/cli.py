@@ -14,7 +14,6 @@ from rich.table import Table
 
 from ..scenario import ScenarioError
 from .experiments import EXPERIMENTS
-from .plots import write_figure
 from .suite import PaperResult, plan_suite, run_labels_of, run_paper_experiment
 
 __all__ = ["add_parser", "cmd_paper"]
@@ -67,6 +66,7 @@ def cmd_paper(args: argparse.Namespace, console: Console) -> int:
                 finished.add(key)
                 progress.update(task, completed=len(finished))
 
+        from .plots import write_figure  # matplotlib takes a second: only a run imports it
         for experiment, points in suite:
             result = run_paper_experiment(experiment, points, out, tick)
             result.report["figure_file"] = str(write_figure(result, out))
