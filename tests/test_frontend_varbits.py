@@ -1,6 +1,7 @@
 """Types p4c's front end accepts that bm refused: a header with two varbit fields (p4c's
 issue2445.p4; extracting it is still an error, p4_16_errors/twovarbit.p4), `varbit<0>`
-(issue3486.p4) and a stack of no elements (minsize.p4). `@length(e)` names only fields
+(issue3486.p4), a stack of no elements and `minSizeInBits()` of a bit<W> value or of
+a stack element past the end (minsize.p4). `@length(e)` names only fields
 declared before (p4_16_errors/spec-ex32_e.p4). The verdicts are p4test 1.2.5's; the
 pipeline runs varbit<0> and empty stacks and refuses two varbits in a header at load
 (BMv2's p4c-bm2-ss refuses them as well)."""
@@ -94,6 +95,11 @@ def _v1(types: str, fields: str, extract: str = "", ingress: str = "") -> str:
     # hdr.s.size of an empty stack is 0: e.a becomes e.a + 0 + 1.
     ("header s_t { bit<8> x; }", "s_t[0] s;", "",
      "hdr.e.a = hdr.e.a + (bit<8>)hdr.s.size + 1;", "01 02", "02 02"),
+    # minSizeInBits of a bit<8> value (8) and of an element past an empty stack's end
+    # (its type's size: p4c folds it before any bounds check): 8 + 8 + 1 = 17.
+    ("header s_t { bit<8> x; }", "s_t[0] s;", "",
+     "hdr.e.a = (bit<8>)(hdr.e.a.minSizeInBits() + hdr.s[0].minSizeInBits() + 1);",
+     "01 02", "11 02"),
 ])
 def test_pipeline_runs(tmp_path: Path, types: str, fields: str, extract: str, ingress: str,
                        packet: str, expected: str) -> None:

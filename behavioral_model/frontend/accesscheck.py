@@ -16,6 +16,7 @@ from .types import BitT, IntT, StackT, TupleT, Type
 
 class AccessCheckMixin:
     check: Any  # ExprChecker.check
+    size_query: bool  # ExprChecker's: set while the receiver of `x.minSizeInBits()` is typed
 
     def _index(self, expr: ast.IndexExpr, scope: Scope) -> Type:
         bt = self.check(expr.base, scope)
@@ -28,7 +29,8 @@ class AccessCheckMixin:
                 idx = evaluate(expr.index)
             except NotConstant:
                 return bt.elem
-            if not 0 <= idx < bt.size:
+            if not 0 <= idx < bt.size and not self.size_query:
+                # p4c folds `h[5].minSizeInBits()` first: only the type counts there.
                 raise P4TypeError(f"index {idx} out of bounds for stack of size {bt.size}",
                                   expr.index.loc)
             return bt.elem

@@ -152,9 +152,14 @@ class CallChecker:
             t = self.exprs._type_base(base, scope)
             if t is not None:
                 return self._size_method(call, t, name)
-        bt = self.exprs.check(base, scope)
+        self.exprs.size_query = name in SIZE_METHODS
+        try:
+            bt = self.exprs.check(base, scope)
+        finally:
+            self.exprs.size_query = False
         func.type = VoidT()
-        if name in SIZE_METHODS and isinstance(bt, StructLike):
+        if name in SIZE_METHODS and (isinstance(bt, StructLike) or width_of(bt) is not None):
+            # `h.minSizeInBits()`, and of a bit<W> value too (p4c's minsize.p4)
             return self._size_method(call, bt, name)
         if isinstance(bt, HeaderT | HeaderUnionT) and name in ("isValid", "setValid",
                                                                  "setInvalid"):

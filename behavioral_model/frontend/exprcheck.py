@@ -61,6 +61,7 @@ class ExprChecker(AccessCheckMixin):
         # program without one.
         self.midend_errors: list[P4TypeError] = []
         self.switch_on_action_run = False  # set while a switch statement's expression is checked
+        self.size_query = False  # set while the receiver of `x.minSizeInBits()` is checked
 
     # -- entry points ---------------------------------------------------------------
     def check(self, expr: ast.Expression, scope: Scope, expected: Type | None = None) -> Type:
