@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..frontend import ast
-from ..frontend.consteval import evaluate
+from ..frontend.consteval import NotConstant, evaluate
 from ..frontend.errors import P4TypeError
 from ..frontend.types import (
     BitT,
@@ -239,7 +239,12 @@ class ParserGenMixin:
             parts = [self.key_match(x, f"{name}[{i}]", strip(et))
                      for i, (x, et) in enumerate(zip(e.elems, t.elems, strict=True))]
             return " and ".join(f"({p})" for p in parts)
-        value = evaluate(e)
+        try:
+            value = evaluate(e)
+        except NotConstant:
+            # A run-time label value (p4c's select-struct.p4), read when the select runs.
+            code = self.expr(e)  # type: ignore[attr-defined]
+            return f"{name} == {f'(1 if {code} else 0)' if isinstance(t, BoolT) else code}"
         return f"{name} == {self.literal(value, t)}"  # type: ignore[attr-defined]
 
     def value_set_name(self, decl: ast.ValueSetDecl) -> str:
