@@ -9,8 +9,10 @@ from typing import Any
 from . import ast
 from .consteval import NotConstant, evaluate, evaluate_composite
 from .errors import P4TypeError
+from .naming import iter_nodes
+from .printer import expr_text
 from .scope import Scope
-from .types import EnumT, IntT, TupleT, Type
+from .types import BitT, BoolT, EnumT, ErrorT, IntT, TupleT, Type, strip_newtype
 
 
 class ParserChecks:
@@ -62,6 +64,10 @@ class ParserChecks:
         for kt, k in zip(key_types, tr.keys, strict=True):
             if isinstance(kt, IntT):
                 raise P4TypeError("select key needs a width; cast it", k.loc)
+            if not _selectable(kt):
+                raise P4TypeError(f"select key {expr_text(k)} has type {kt}; a select "
+                                  "matches bit<W>, int<W>, bool, enum and error values and "
+                                  "lists of them", k.loc)
         for case in tr.cases:
             if case.state not in valid:
                 raise P4TypeError(f"transition to unknown state '{case.state}'", case.loc)
@@ -96,6 +102,13 @@ class ParserChecks:
                 self.exprs.check(e, scope, kt)
             parts = [e.value, e.mask] if isinstance(e, ast.MaskExpr) else (
                 [e.low, e.high] if isinstance(e, ast.RangeExpr) else [e])
+            if what == "select" and not isinstance(e, ast.RangeExpr | ast.MaskExpr):
+                # p4c takes run-time values in a select label (its select-struct.p4),
+                # though no call; bm keeps masks and range bounds constant.
+                if any(isinstance(n, ast.MethodCallExpr) for n in iter_nodes(e)):
+                    raise P4TypeError(f"{expr_text(e)}: no function calls are allowed in a "
+                                      "select label", e.loc)
+                parts = []
             for part in parts:
                 if isinstance(part, ast.DontCareExpr | ast.DefaultExpr):
                     continue
@@ -126,6 +139,14 @@ class ParserChecks:
             else:
                 self.exprs.coerce(part, kt.underlying)
         e.type = kt
+
+
+def _selectable(t: Type) -> bool:
+    """Whether a select key of type `t` can be matched (p4c: no struct, header or varbit
+    component; a list `{a, b}` of such values can)."""
+    if isinstance(t, TupleT):
+        return all(_selectable(e) for e in t.elems)
+    return isinstance(strip_newtype(t), BitT | BoolT | EnumT | ErrorT)
 
 
 def _reachable_states(decl: ast.ParserDecl) -> set[str]:
