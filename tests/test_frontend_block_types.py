@@ -1,7 +1,8 @@
 """A parser or control declaration given where its type is expected: it may leave out
 the type's trailing parameters that have a default value (p4c's
 default-control-argument.p4), as it may `@optional` ones; a generic one takes its type
-arguments from the type's parameters (functors6..9.p4), but not for a generic type.
+arguments from the type's parameters (functors6..9.p4), but not for a generic type;
+controls and packages may be overloaded (issue1334.p4, issue3379.p4).
 The verdicts below are p4test 1.2.5's."""
 
 from __future__ import annotations
@@ -90,3 +91,67 @@ def test_generic_constructor_parameter_runs() -> None:
     program = load_program(p4 / "generic_ctor_param.p4")
     result = run_stf_file(program, p4 / "generic_ctor_param.stf")
     assert result.passed, "\n" + result.report()
+
+
+OVERLOADS = """
+#include <core.p4>
+control d(out bit<32> x)(bit<32> a) { apply { x = a; } }
+SECOND
+control c(out bit<32> z) {
+    INSTANCE dinst;
+    apply { dinst.apply(z); }
+}
+control proto(out bit<32> z);
+package top(proto _p);
+top(c()) main;
+"""
+
+
+def _overloads(second: str, instance: str) -> None:
+    check_source(preprocess_text(OVERLOADS.replace("SECOND", second)
+                                 .replace("INSTANCE", instance), "t.p4"))
+
+
+@pytest.mark.parametrize(("second", "instance"), [
+    ("control d(out bit<32> x)(bit<32> b) { apply { x = -b; } }", "d(b = 2)"),
+    ("control d(out bit<32> x)(bit<32> a, bit<32> b) { apply { x = -b; } }", "d(2, 3)"),
+    ("control d(out bit<32> x)(bit<32> a, bit<32> b) { apply { x = -b; } }", "d(2)"),
+])
+def test_control_overloads_accepted(second: str, instance: str) -> None:
+    """p4c's issue1334.p4: controls overloaded by their constructor parameters."""
+    _overloads(second, instance)
+
+
+@pytest.mark.parametrize(("second", "instance", "message"), [
+    ("control d(out bit<32> x)(bit<32> b) { apply { x = -b; } }", "d(2)",
+     "ambiguous call of d"),
+    ("control d(out bit<32> x)(bit<32> a) { apply { x = -a; } }", "d(a = 2)",
+     "ambiguous call of d"),
+    ("control d(out bit<32> x)(bit<32> b) { apply { x = -b; } }", "d(c = 2)",
+     "no overload of 'd' takes 1 arguments"),
+    ("parser d(out bit<32> x)(bit<32> b) { state start { transition accept; } }", "d(a = 2)",
+     "re-declaration of 'd'"),
+])
+def test_control_overloads_rejected(second: str, instance: str, message: str) -> None:
+    with pytest.raises(P4Error, match=re.escape(message)):
+        _overloads(second, instance)
+
+
+def test_control_overloads_run() -> None:
+    p4 = Path(__file__).parent / "p4"
+    program = load_program(p4 / "control_overloads.p4")
+    result = run_stf_file(program, p4 / "control_overloads.stf")
+    assert result.passed, "\n" + result.report()
+
+
+def test_package_overloads_by_arity() -> None:
+    """p4c's issue3379.p4: packages overloaded by their number of parameters."""
+    check_source(preprocess_text("""
+#include <core.p4>
+parser mypt<t>(in t tt);
+parser MyParser1(in bit tt) { state start { transition accept; } }
+package mypackaget<t>(mypt<t> t2);
+package mypackaget<t>(mypt<t> t1, mypt<t> t2);
+mypackaget<bit>(MyParser1()) t4;
+mypackaget<bit>(MyParser1(), MyParser1()) t5;
+""", "t.p4"))

@@ -13,6 +13,7 @@ from .errors import P4TypeError
 from .inference import check_dont_care_args, check_inferred, check_param_type, check_widths
 from .midendcheck import EXTERN_CALLS, nested_out_argument
 from .naming import iter_nodes
+from .overloads import block_overload, pick_overload
 from .printer import expr_text
 from .scope import Scope, TypeParamDecl
 from .types import (
@@ -118,31 +119,12 @@ class CallChecker:
                 call.target.decl = first
                 return VoidT()
             if isinstance(first, ast.FunctionDecl | ast.ExternFunctionDecl):
-                decl = self._pick_overload(decls, call, func.name)
+                decl = pick_overload(decls, call, func.name)
                 func.type = FunctionT(decl.name, decl)
                 kind = "function" if isinstance(decl, ast.FunctionDecl) else "extern_function"
                 return self._generic_call(call, decl, scope, {}, kind, expected)
             raise P4TypeError(f"'{func.name}' is not callable", func.loc)
         raise P4TypeError("this expression cannot be called", call.loc)
-
-    def _pick_overload(self, decls: list[Any], call: ast.MethodCallExpr, name: str) -> Any:
-        n = len(call.args)
-        names = {a.name for a in call.args if a.name}
-        fits = []
-        for d in decls:
-            required = [p for p in d.params if p.default is None and not p.annotation("optional")]
-            if len(required) <= n <= len(d.params):
-                if names and not names <= {p.name for p in d.params}:
-                    continue
-                fits.append(d)
-        if not fits:
-            raise P4TypeError(f"no overload of '{name}' takes {n} arguments", call.loc)
-        exact = [d for d in fits if len(d.params) == n] or fits
-        if len(exact) > 1 and not names:
-            # Overloads differ in arity or parameter names only (spec 7.2.10).
-            raise P4TypeError(f"ambiguous call of {name}: {len(exact)} overloads take {n} "
-                              "arguments; name the arguments", call.loc)
-        return exact[0]
 
     def _method_call(self, call: ast.MethodCallExpr, func: ast.MemberExpr, scope: Scope,
                      expected: Type | None) -> Type:
@@ -220,7 +202,7 @@ class CallChecker:
         methods = [m for m in decl.methods if m.name == name and m.return_type is not None]
         if not methods:
             raise P4TypeError(f"extern {decl.name} has no method '{name}'", call.func.loc)
-        method = self._pick_overload(methods, call, f"{decl.name}.{name}")
+        method = pick_overload(methods, call, f"{decl.name}.{name}")
         bindings: dict[str, Type] = {}
         for tp, ta in zip(decl.type_params, et.type_args, strict=False):
             bindings[tp] = ta
@@ -514,6 +496,8 @@ class CallChecker:
                                node: ast.Node) -> Type:
         """Check a constructor call's arguments; returns the instance's type, its type
         arguments inferred from the arguments when left out (`E(16w1)`)."""
+        if isinstance(t, ParserT | ControlT | PackageT):
+            t = block_overload(t, args, scope, node)
         if isinstance(t, ExternT):
             decl = t.decl
             ctors = [m for m in decl.methods if m.return_type is None]
@@ -525,7 +509,7 @@ class CallChecker:
                 if decl.type_params and not t.type_args:
                     check_inferred({}, decl.type_params, decl.name, node.loc)
                 return t
-            ctor = self._pick_overload(ctors, fake, decl.name)
+            ctor = pick_overload(ctors, fake, decl.name)
             for p in ctor.params:
                 if isinstance(p.type_ref.resolved, ParserT | ControlT | PackageT):
                     # p4c: an extern is built from values; it cannot hold a parser, a

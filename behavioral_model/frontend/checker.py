@@ -140,7 +140,8 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
                 self.result.match_kinds.append(m)
             return
         assert isinstance(decl, ast.Declaration), decl
-        overload = isinstance(decl, ast.ExternFunctionDecl | ast.FunctionDecl)
+        overload = isinstance(decl, ast.ExternFunctionDecl | ast.FunctionDecl
+                              | ast.PackageTypeDecl)
         if isinstance(decl, ast.InstantiationDecl):
             self._instantiation(decl, scope)
             return
@@ -158,12 +159,12 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
             scope.declare(decl.name, decl, decl.loc, overloadable=True)
             return
         elif isinstance(decl, ast.ParserDecl):
-            scope.declare(decl.name, decl, decl.loc)
+            scope.declare(decl.name, decl, decl.loc, overloadable=True)
             with self.exprs.resolver.inside(decl):
                 self._parser(decl)
             return
         elif isinstance(decl, ast.ControlDecl):
-            scope.declare(decl.name, decl, decl.loc)
+            scope.declare(decl.name, decl, decl.loc, overloadable=True)
             with self.exprs.resolver.inside(decl):
                 self._control(decl)
             return

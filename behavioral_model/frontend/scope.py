@@ -23,7 +23,7 @@ class Scope:
 
     def declare(self, name: str, decl: Any, loc: Any = None, overloadable: bool = False) -> None:
         existing = self.names.get(name)
-        if existing and not (overloadable and all(_overloadable(d) for d in existing)):
+        if existing and not (overloadable and all(_overloadable(d, decl) for d in existing)):
             raise P4TypeError(f"re-declaration of '{name}'", loc)
         self.names.setdefault(name, []).append(decl)
 
@@ -55,8 +55,15 @@ class Scope:
         return Scope(self, kind, hides)
 
 
-def _overloadable(decl: Any) -> bool:
-    return isinstance(decl, ast.ExternFunctionDecl | ast.MethodDecl | ast.FunctionDecl)
+_BLOCKS = (ast.ControlDecl, ast.ParserDecl, ast.PackageTypeDecl)
+
+
+def _overloadable(old: Any, new: Any) -> bool:
+    """Functions overload functions; a control, parser or package its own kind (p4c's
+    issue1334.p4, issue3379.p4: they differ in constructor parameters)."""
+    if isinstance(old, _BLOCKS) or isinstance(new, _BLOCKS):
+        return type(old) is type(new)
+    return isinstance(old, ast.ExternFunctionDecl | ast.MethodDecl | ast.FunctionDecl)
 
 
 class TypeParamDecl:
