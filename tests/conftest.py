@@ -1,9 +1,10 @@
 """Fixtures shared across the test folders. ``harness``: a P4Runtime server on a
 LocalTarget and a client channel to it (test_p4runtime_helpers.Harness), closed after
-the test."""
+the test. Every test gets bm's logger back as it found it."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 
@@ -19,6 +20,19 @@ _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _WORKER.startswith("gw") and _WORKER[2:].isdigit():
     _LOW = 20000 + 3000 * (int(_WORKER[2:]) % 4)
     os.environ.setdefault(PORT_RANGE_VARIABLE, f"{_LOW}-{_LOW + 2999}")
+
+
+@pytest.fixture(autouse=True)
+def _bm_logger_restored() -> Iterator[None]:
+    """A test that runs the switch's command line in this process configures the
+    "behavioral_model" logger as the switch process does (its own handler, no
+    propagation): later tests' ``caplog`` would then see nothing of bm."""
+    logger = logging.getLogger("behavioral_model")
+    handlers, level, propagate = list(logger.handlers), logger.level, logger.propagate
+    yield
+    logger.handlers[:] = handlers
+    logger.setLevel(level)
+    logger.propagate = propagate
 
 
 @pytest.fixture
