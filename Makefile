@@ -27,10 +27,9 @@ $(STAMP): requirements.txt pyproject.toml | $(BIN)/python
 lint: setup
 	$(BIN)/ruff check .
 
-# TEST_WORKERS=2 runs the suite on two pytest-xdist workers (tests/conftest.py groups it
-# by file). One process is the default: on two workers the controller's live tests still
-# fail when the two of them run at the same time (docs/testing.md).
-TEST_WORKERS ?= 0
+# The suite runs on two pytest-xdist workers, one per core (tests/conftest.py groups it by
+# file, docs/testing.md); TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 
 test: setup
 	$(BIN)/ruff check .
