@@ -16,8 +16,10 @@ import random
 import re
 import socket
 import threading
+from collections.abc import Iterable
 
-__all__ = ["PORT_RANGE_VARIABLE", "free_tcp_port", "move_to_free_ports", "port_range"]
+__all__ = ["PORT_RANGE_VARIABLE", "free_tcp_port", "move_to_free_ports", "port_range",
+           "reserve_tcp_ports"]
 
 PORT_RANGE_VARIABLE = "MRC_FREE_PORTS"
 
@@ -42,6 +44,17 @@ def _bindable(host: str, port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def reserve_tcp_ports(addresses: Iterable[str]) -> None:
+    """Never hand out the ports of ``addresses`` ("HOST:PORT"): a fabric's devices
+    listen there soon, though nothing may listen yet when another port is chosen (a
+    BMv2 device's Thrift port was once given a later device's gRPC port)."""
+    with _lock:
+        for address in addresses:
+            port = address.rpartition(":")[2]
+            if port.isdigit():
+                _handed_out.add(int(port))
 
 
 def free_tcp_port(host: str = "127.0.0.1") -> int:

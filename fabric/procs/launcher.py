@@ -16,6 +16,7 @@ from p4rt_client import wait_for_grpc
 from protocol.constants import CPU_PORT
 
 from .bmv2 import bmv2_command
+from .free_ports import reserve_tcp_ports
 from .layout import DeviceSpec
 
 __all__ = ["DeviceFailure", "DeviceProcesses", "switch_command"]
@@ -63,6 +64,9 @@ class DeviceProcesses:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self) -> None:
+        # Ports a device's command line chooses (BMv2's Thrift) must not be a gRPC port
+        # of a device started after it.
+        reserve_tcp_ports(device.grpc_address for device in self.devices)
         for device in self.devices:
             with open(output_file(device), "wb") as out:
                 # A session of its own: Ctrl-C at a terminal reaches only the launcher,

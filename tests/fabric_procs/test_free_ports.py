@@ -46,3 +46,17 @@ def test_moving_a_topology_keeps_its_addresses_distinct_when_a_new_port_was_an_o
     moved = free_ports.move_to_free_ports(text)
     assert moved == ('a: "127.0.0.1:50002"\nb: "127.0.0.1:50007"\nc: "127.0.0.1:50002"\n'
                      'd: "127.0.0.1:50008"\nport: 50001\n')
+
+
+def test_a_reserved_port_is_never_handed_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fabric's devices start one after another: a port chosen for one device's own
+    # use (BMv2's Thrift) must not be the gRPC port of a device not listening yet
+    monkeypatch.setattr(free_ports, "_handed_out", set())
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        low = probe.getsockname()[1]
+    monkeypatch.setenv(PORT_RANGE_VARIABLE, f"{low}-{low + 2}")
+    free_ports.reserve_tcp_ports([f"127.0.0.1:{low}", f"127.0.0.1:{low + 1}", "bad"])
+    assert free_tcp_port() == low + 2
+    with pytest.raises(OSError, match="no free TCP port"):
+        free_tcp_port()
