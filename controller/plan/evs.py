@@ -21,7 +21,7 @@ from zlib import crc32
 
 from controller.topology import Fabric, QpDecl, QpEnd
 from protocol import constants as c
-from protocol.headers import usid_carrier
+from protocol.usid import usid_carrier
 
 from .usids import UsidPlan
 
