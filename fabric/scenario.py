@@ -132,11 +132,14 @@ class Check(_Strict):
                 "<": value < self.bound, ">": value > self.bound,
                 "==": value == self.bound}[self.compare]
 
-    def time_scaled(self, factor: float) -> Check:
-        """The check with a time bound (a metric in microseconds) times ``factor``."""
+    def time_scaled(self, factor: float, slack_us: float = 0.0) -> Check:
+        """The check with a time bound (a metric in microseconds) times ``factor``; an
+        upper bound (``<=``, ``<``) also gets ``slack_us`` more (a delay the run adds to
+        every such time, as a process fabric's scheduling allowance)."""
         if not _TIME_METRIC.search(self.metric):
             return self
-        return self.model_copy(update={"bound": self.bound * factor})
+        slack = slack_us if self.compare in ("<=", "<") else 0.0
+        return self.model_copy(update={"bound": self.bound * factor + slack})
 
 
 class Sweep(_Strict):

@@ -31,6 +31,7 @@ from .metrics import fabric_collector
 from .pcaps import add_pcap_option, with_pcaps
 from .process_fabric import ProcessFabric
 from .scenario_run import (
+    DEFAULT_SCHEDULING_ALLOWANCE_S,
     DEFAULT_TIME_SCALE,
     OnFabric,
     ProcsRun,
@@ -71,6 +72,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--time-scale", type=float, default=DEFAULT_TIME_SCALE, metavar="X",
                      help="wall-clock time per unit of scenario time (default "
                           "%(default)g: 300 us in the file is 0.3 s)")
+    run.add_argument("--scheduling-allowance", type=float,
+                     default=DEFAULT_SCHEDULING_ALLOWANCE_S, metavar="S",
+                     help="how long a device process may wait for a core (default "
+                          "%(default)g s): a missing packet is taken for lost only when "
+                          "one sent this much later has arrived, and the checks' time "
+                          "bounds grow by as much (docs/procs.md); more on a busier "
+                          "machine")
     run.add_argument("--timeout", type=float, default=300.0, metavar="S",
                      help="give up on the workloads after S seconds (default %(default)g)")
     run.add_argument("--workdir", type=Path,
@@ -85,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         scenario = with_topology(load_scenario(resolve(args.scenario)), args.topology)
         if args.time_scale <= 0 or args.timeout <= 0:
             raise ScenarioError("--time-scale and --timeout must be above 0")
+        if not 0 <= args.scheduling_allowance < args.timeout:
+            raise ScenarioError("--scheduling-allowance must be at least 0 and below "
+                                "--timeout")
     except ScenarioError as error:
         print(f"fabric.procs: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -106,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         done = run_procs_scenario(scenario, setup, workdir, time_scale=args.time_scale,
                                   timeout_s=args.timeout,
+                                  scheduling_allowance_s=args.scheduling_allowance,
                                   progress=None if args.json else _progress,
                                   on_fabric=_collected_by(metrics))
     except ScenarioError as error:

@@ -15,7 +15,7 @@ from fabric.procs.launcher import switch_command
 from fabric.procs.layout import DeviceSpec
 from fabric.procs.scenario_run import host_frames_per_s, scaled_for_procs
 from fabric.procs.targets import TargetError, check_target, load_fabric
-from fabric.scenario import load_scenario
+from fabric.scenario import Check, load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,13 +30,35 @@ class Wire:
 
 def test_scenario_times_scale_to_the_wall_clock() -> None:
     scenario = load_scenario(ROOT / "fabric" / "scenarios" / "link-failure.yaml")
-    scaled = scaled_for_procs(scenario, 1000)
+    scaled = scaled_for_procs(scenario, 1000, allowance_s=0.0)
     assert [f.at_us for f in scaled.failures] == [300_000, 3_000_000]
     assert scaled.transport.rto_us == scenario.transport.rto_us * 1000
+    assert scaled.transport.reorder_allowance_us == \
+        scenario.transport.reorder_allowance_us * 1000
     assert [c.bound for c in scaled.checks] == [c.bound * 1000 for c in scenario.checks]
     assert scaled.workloads == scenario.workloads
     # 10 Gb/s slowed down 1000 times, in frames of 1024 bytes and their headers
     assert 1000 < host_frames_per_s(scenario, 1000) < 1250
+
+
+def test_scheduling_allowance_delays_loss_detection_and_its_bounds() -> None:
+    """A process fabric waits for a device the OS has not run yet before it takes a
+    packet for lost (scenario_run.DEFAULT_SCHEDULING_ALLOWANCE_S): the host's jitter
+    allowance is at least that, and an upper bound on a time (how soon an EV is
+    retired) is that much later; a lower bound on a time and other metrics stay."""
+    scenario = load_scenario(ROOT / "fabric" / "scenarios" / "link-failure.yaml")
+    assert scenario.checks[0].metric == "ev_retired_after_us"
+    assert scenario.checks[0].compare == "<="
+    extra = [Check(metric="longest_stall_us", compare=">=", bound=10),
+             Check(metric="retransmits", compare="<=", bound=5)]
+    scenario = scenario.model_copy(update={"checks": scenario.checks + extra})
+    scaled = scaled_for_procs(scenario, 1000, allowance_s=0.25)
+    assert scaled.transport.reorder_allowance_us == 250_000
+    assert [c.bound for c in scaled.checks] == [
+        scenario.checks[0].bound * 1000 + 250_000, 10_000, 5]
+    # a scaled allowance above the floor is kept
+    slow = scaled_for_procs(scenario, 1e6, allowance_s=0.25)
+    assert slow.transport.reorder_allowance_us == scenario.transport.reorder_allowance_us * 1e6
 
 
 def test_paced_port_sends_one_frame_per_gap() -> None:

@@ -111,6 +111,17 @@ def test_bad_scenario_is_one_line(workdir: Path) -> None:
     assert "workloads" in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize("option", [["--scheduling-allowance", "-1"],
+                                    ["--scheduling-allowance", "400"],
+                                    ["--time-scale", "0"]])
+def test_bad_run_option_is_one_line(option: list[str]) -> None:
+    run = subprocess.run([sys.executable, "-m", "fabric.procs", "run", "spray", *option],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 2, run.stderr
+    assert option[0] in run.stderr and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
 def test_ctrl_c_during_a_run_removes_the_fabric(workdir: Path) -> None:
     needs_veth()
     path = scenario_file(workdir, "spray", "workloads:\n  - {qp: qp-a, bytes: 16MiB}\n")
