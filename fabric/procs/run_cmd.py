@@ -77,8 +77,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="how long a device process may wait for a core (default "
                           "%(default)g s): a missing packet is taken for lost only when "
                           "one sent this much later has arrived, and the checks' time "
-                          "bounds grow by as much (docs/procs.md); more on a busier "
-                          "machine")
+                          "bounds grow by twice as much (docs/procs.md); more on a "
+                          "busier machine")
     run.add_argument("--timeout", type=float, default=300.0, metavar="S",
                      help="give up on the workloads after S seconds (default %(default)g)")
     run.add_argument("--workdir", type=Path,

@@ -53,8 +53,9 @@ DEFAULT_TIME_SCALE = 1000.0
 # 2 cores at a load of 10-20, round trips through 12 BMv2 processes spread by more than
 # 50 ms between paths. A host on the wall clock cannot tell a dead path from a device
 # the OS has not run yet, so it takes a missing packet for lost only when a packet sent
-# this much later (on top of the scaled reordering window) has arrived; bounds on how
-# soon something is detected grow by as much.
+# this much later (on top of the scaled reordering window) has arrived. A bound on how
+# soon a loss is seen grows by twice as much: the window, and the round trip of that
+# later packet, which the same busy machine stretches.
 DEFAULT_SCHEDULING_ALLOWANCE_S = 0.1
 PROGRAM_TIMEOUT_S = 180.0  # every device compiles its program when it is pushed
 POLL_S = 0.002
@@ -86,7 +87,7 @@ def scaled_for_procs(scenario: Scenario, factor: float,
                      allowance_s: float = DEFAULT_SCHEDULING_ALLOWANCE_S) -> Scenario:
     """``scenario`` with its times multiplied by ``factor`` (wall clock), its loss
     detection's jitter allowance at least ``allowance_s`` and its checks' upper time
-    bounds ``allowance_s`` later."""
+    bounds twice ``allowance_s`` later."""
     t = scenario.transport
     allowance_us = allowance_s * 1e6
     transport = t.model_copy(update={
@@ -98,7 +99,7 @@ def scaled_for_procs(scenario: Scenario, factor: float,
              for w in scenario.workloads]
     return scenario.model_copy(update={
         "transport": transport, "failures": failures, "workloads": loads,
-        "checks": [check.time_scaled(factor, allowance_us) for check in scenario.checks],
+        "checks": [check.time_scaled(factor, 2 * allowance_us) for check in scenario.checks],
         "bin_us": scenario.bin_us * factor, "max_time_us": scenario.max_time_us * factor})
 
 
