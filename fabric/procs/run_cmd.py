@@ -112,8 +112,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"fabric.procs: {error}", file=sys.stderr)
         return EXIT_USAGE
     workdir.mkdir(parents=True, exist_ok=True)
-    # SIGTERM stops the run as Ctrl-C does: the fabric is removed on the way out
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # SIGTERM stops the run as Ctrl-C does: the fabric is removed on the way out. SIGINT
+    # is set too: a run started from a background job (nohup, a CI runner's shell)
+    # inherits SIGINT ignored, and `kill -INT` must still remove its fabric.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.default_int_handler)
     try:
         done = run_procs_scenario(scenario, setup, workdir, time_scale=args.time_scale,
                                   timeout_s=args.timeout,
