@@ -28,12 +28,13 @@ lint: setup
 	$(BIN)/ruff check .
 
 # The suite runs on two pytest-xdist workers, one per core (tests/conftest.py groups it by
-# file, docs/testing.md); TEST_WORKERS=0 runs it in one process.
+# file, docs/testing.md); TEST_WORKERS=0 runs it in one process. -rsx lists the reason of
+# every skip and expected failure, so none passes for a pass unseen.
 TEST_WORKERS ?= 2
 
 test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
+	$(BIN)/pytest -q -rsx -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 # Main job: parse and type-check every P4 program with our frontend, then run the
 # fabric demo (fabric/, docs/fabric.md): the default scenarios on the small

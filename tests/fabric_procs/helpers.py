@@ -31,8 +31,9 @@ links:
     return path
 
 
-def fabric_cli(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def fabric_cli(*args: str | Path, timeout: float = 120,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     # PATH alone (P4TOOLS=none): BMv2 only where the test's own PATH has it.
-    env = {**os.environ, "P4TOOLS": "none"}
+    env = env if env is not None else {**os.environ, "P4TOOLS": "none"}
     return subprocess.run([sys.executable, "-m", "fabric.procs", *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
