@@ -37,6 +37,7 @@ from .types import (
     TypeVar,
     VarbitT,
     VoidT,
+    is_header_stack,
     width_of,
 )
 
@@ -152,7 +153,7 @@ class CallChecker:
                 self.exprs.check_lvalue(base, f"call {name} on")
             call.target = CallTarget("builtin", name, receiver=base)
             return BoolT() if name == "isValid" else VoidT()
-        if isinstance(bt, StackT) and name in ("push_front", "pop_front"):
+        if is_header_stack(bt) and name in ("push_front", "pop_front"):
             if len(call.args) != 1:
                 raise P4TypeError(f"{name} takes one argument", call.loc)
             self.exprs.check(call.args[0].value, scope, IntT())

@@ -28,6 +28,7 @@ from .declcheck import (
 )
 from .errors import P4TypeError, P4Warning, SourceLocation
 from .exprcheck import ExprChecker
+from .indexexpansion import index_expansion_errors
 from .initializers import check_initializer
 from .listcheck import check_list_types
 from .midendcheck import interface_struct_writes, union_stack_index_errors
@@ -44,6 +45,9 @@ from .types import (
     IntT,
     PackageT,
     ParserT,
+    StackT,
+    StructLike,
+    TupleT,
     Type,
     TypeVar,
     VoidT,
@@ -122,6 +126,7 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
                 self.result.program.decls, self.result.main.type_ref.resolved,
                 self.result.package_blocks, self.calls.extern_writes)
             self.exprs.midend_errors += union_stack_index_errors(self.result.program.decls)
+            self.exprs.midend_errors += index_expansion_errors(self.result.program.decls)
         if self.result.main is not None and self.exprs.midend_errors:
             raise self.exprs.midend_errors[0]
         return self.result
@@ -225,6 +230,11 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
     def _const(self, decl: ast.ConstDecl, scope: Scope) -> None:
         t = self.exprs.resolver.resolve(decl.type_ref, scope)
         self.exprs.check(decl.value, scope, t)
+        if _holds_array(t):
+            # p4c's constant folding has no value for a stack or an array, nor for a
+            # struct or tuple holding one.
+            raise P4TypeError(f"cannot evaluate the initializer of constant '{decl.name}' "
+                              f"of type {t}", decl.value.loc)
         try:
             evaluate_composite(decl.value)
         except NotConstant:
@@ -388,3 +398,12 @@ def check_program(program: ast.Program) -> CheckedProgram:
     """Type-check `program` in place; raises P4TypeError at the first error."""
     return Checker(program).run()
 
+
+
+def _holds_array(t: Type) -> bool:
+    """Whether a value of type `t` is, or holds, a header stack or an array."""
+    if isinstance(t, StackT):
+        return True
+    if isinstance(t, StructLike):
+        return any(_holds_array(ft) for _, ft in t.fields)
+    return isinstance(t, TupleT) and any(_holds_array(e) for e in t.elems)

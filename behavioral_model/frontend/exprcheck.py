@@ -40,6 +40,7 @@ from .types import (
     TypeVar,
     ValueSetT,
     VoidT,
+    is_header_stack,
 )
 
 ARITH = {"+", "-", "*", "/", "%", "|+|", "|-|"}
@@ -293,6 +294,8 @@ class ExprChecker(AccessCheckMixin):
                                "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
                 raise P4TypeError(f"'{expr.member}' is a method; call it", expr.loc)
             raise P4TypeError(f"{bt} has no field '{expr.member}'", expr.loc)
+        if isinstance(bt, StackT) and not is_header_stack(bt):
+            raise P4TypeError(f"'{expr.member}' can only be used on header stacks", expr.loc)
         if isinstance(bt, StackT):
             if expr.member in ("next", "last", "lastIndex") and not self.program.in_parser:
                 raise P4TypeError(f"'{expr.member}' of a header stack can only be used in a "

@@ -26,6 +26,7 @@ __all__ = [
     "join_anns",
     "loc_of",
     "present",
+    "with_dims",
 ]
 
 Locate = Callable[[int, int], SourceLocation]
@@ -81,3 +82,11 @@ def int_literal(tok: Token) -> ast.IntLiteral:
         raise P4SyntaxError(f"invalid integer literal '{tok}'", loc_of(tok))
     value, width, signed = parsed
     return ast.IntLiteral(value=value, width=width, signed=signed, loc=loc_of(tok))
+
+
+def with_dims(type_ref: ast.TypeRef, dims: list[ast.Expression] | None) -> ast.TypeRef:
+    """The type of `T name[N][M]`: `T[N][M]`, an array of M arrays `T[N]`, as p4c reads
+    a declarator's sizes (its array2.p4)."""
+    for size in dims or ():
+        type_ref = ast.StackTypeRef(elem=type_ref, size=size, loc=type_ref.loc)
+    return type_ref

@@ -11,7 +11,7 @@ from . import ast
 from .annotcheck import check_annotation
 from .errors import P4TypeError, SourceLocation
 from .lexer import AnnotationToken
-from .transform_base import ANNOTATION_PARSER, first_loc, join_anns, loc_of, present
+from .transform_base import ANNOTATION_PARSER, first_loc, join_anns, loc_of, present, with_dims
 
 __all__ = ["DeclarationRules"]
 
@@ -88,10 +88,11 @@ class DeclarationRules(Transformer):
         return present(params)
 
     def param(self, anns: Any, direction: Token | None, type_ref: ast.TypeRef, name: Token,
-              default: ast.Expression | None) -> ast.Parameter:
+              dims: list[ast.Expression] | None, default: ast.Expression | None
+              ) -> ast.Parameter:
         return ast.Parameter(
             name=str(name), direction=str(direction) if direction is not None else "",
-            type_ref=type_ref, default=default, annotations=join_anns(anns),
+            type_ref=with_dims(type_ref, dims), default=default, annotations=join_anns(anns),
             loc=first_loc(direction, type_ref),
         )
 
@@ -164,8 +165,9 @@ class DeclarationRules(Transformer):
                              annotations=join_anns(anns), loc=loc_of(kw))
 
     def variable_decl(self, anns: Any, type_ref: ast.TypeRef, name: Token,
-                      init: ast.Expression | None, _semi: Token) -> ast.VariableDecl:
-        return ast.VariableDecl(name=str(name), type_ref=type_ref, init=init,
+                      dims: list[ast.Expression] | None, init: ast.Expression | None,
+                      _semi: Token) -> ast.VariableDecl:
+        return ast.VariableDecl(name=str(name), type_ref=with_dims(type_ref, dims), init=init,
                                 annotations=join_anns(anns), loc=type_ref.loc)
 
     def instantiation(self, anns: Any, type_ref: ast.TypeRef, _lp: Token,

@@ -8,7 +8,7 @@ from typing import Any
 from lark import Token, Transformer, v_args
 
 from . import ast
-from .transform_base import join_anns, loc_of, present
+from .transform_base import join_anns, loc_of, present, with_dims
 
 __all__ = ["TypeRules"]
 
@@ -36,6 +36,9 @@ class TypeRules(Transformer):
 
     def stack_type(self, elem: ast.TypeRef, _lb: Token, size: ast.Expression) -> ast.StackTypeRef:
         return ast.StackTypeRef(elem=elem, size=size, loc=elem.loc)
+
+    def array_dims(self, *items: Any) -> list[ast.Expression]:
+        return [x for x in items if isinstance(x, ast.Expression)]
 
     def tuple_type(self, kw: Token, args: list[ast.TypeRef] | None) -> ast.TupleTypeRef:
         return ast.TupleTypeRef(elems=args or [], loc=loc_of(kw))
@@ -92,9 +95,10 @@ class TypeRules(Transformer):
                     *fields: ast.StructField) -> ast.StructDecl:
         return self._fields_decl(ast.StructDecl, anns, kw, name, tparams, lb, fields)
 
-    def struct_field(self, anns: Any, type_ref: ast.TypeRef, name: Token, _semi: Token
-                     ) -> ast.StructField:
-        return ast.StructField(name=str(name), type_ref=type_ref, annotations=join_anns(anns),
+    def struct_field(self, anns: Any, type_ref: ast.TypeRef, name: Token,
+                     dims: list[ast.Expression] | None, _semi: Token) -> ast.StructField:
+        return ast.StructField(name=str(name), type_ref=with_dims(type_ref, dims),
+                               annotations=join_anns(anns),
                                loc=type_ref.loc)
 
     def enum_decl(self, anns: Any, kw: Token, name: Token, _lb: Token, *members: Any
@@ -128,8 +132,9 @@ class TypeRules(Transformer):
         return None  # see the grammar: it declares nothing p4test lets a program use
 
     def typedef_decl(self, anns: Any, kw: Token, type_ref: ast.TypeRef, name: Token,
-                     _semi: Token) -> ast.TypedefDecl:
-        return ast.TypedefDecl(name=str(name), type_ref=type_ref, annotations=join_anns(anns),
+                     dims: list[ast.Expression] | None, _semi: Token) -> ast.TypedefDecl:
+        return ast.TypedefDecl(name=str(name), type_ref=with_dims(type_ref, dims),
+                               annotations=join_anns(anns),
                                loc=loc_of(kw))
 
     def newtype_decl(self, anns: Any, kw: Token, type_ref: ast.TypeRef, name: Token,

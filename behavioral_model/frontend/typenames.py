@@ -160,7 +160,10 @@ class TypeScanner:
                     break
         elif kw in ("TYPEDEF", "TYPE"):
             if self.tt(end) == "SEMI":
-                self.declare(end - 1)
+                name = end - 1
+                while self.tt(name) == "_RBRACKET" and name in self.pairs:
+                    name = self.pairs[name] - 1  # `typedef bit<8> T[2];` declares T
+                self.declare(name)
         elif kw == "EXTERN":
             k = j + 1
             if self.tt(k) in _NAME_TYPES:

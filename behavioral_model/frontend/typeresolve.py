@@ -126,9 +126,11 @@ class TypeResolver:
                 raise P4TypeError(f"{elem}: not supported as a list element", ref.elem.loc)
             return ListT(elem)
         if isinstance(ref, ast.StackTypeRef):
+            # A header stack, or an array of any other data type (P4_16 1.2.5; p4c's
+            # array1.p4 ... array5.p4): the same type, only stacks have next/size/push.
             elem = self.resolve(ref.elem, scope)
-            if not isinstance(elem, HeaderT | HeaderUnionT | TypeVar):
-                raise P4TypeError(f"header stack element must be a header, not {elem}", ref.loc)
+            if isinstance(elem, ExternT | ParserT | ControlT | PackageT | DontCareT | VoidT):
+                raise P4TypeError(f"{elem}: not supported as an array element", ref.elem.loc)
             size = self.const_int(ref.size, scope, "header stack size")
             if size < 0:  # p4c accepts a stack of no elements (its minsize.p4)
                 raise P4TypeError(f"header stack size must not be negative, got {size}", ref.loc)
@@ -314,6 +316,9 @@ def _header_field_ok(t: Type) -> bool:
         return t.underlying is not None
     if isinstance(t, NewT):
         return _header_field_ok(t.base)
-    if isinstance(t, StructT):
-        return all(_header_field_ok(ft) and not isinstance(ft, VarbitT) for _, ft in t.fields)
+    if isinstance(t, StructT | StackT):
+        # A struct or an array in a header has a fixed width (p4c's array3.p4); a
+        # header stack is no header field.
+        inner = [ft for _, ft in t.fields] if isinstance(t, StructT) else [t.elem]
+        return all(_header_field_ok(ft) and not isinstance(ft, VarbitT) for ft in inner)
     return False

@@ -298,3 +298,10 @@ def strip_newtype(t: Type) -> Type:
     while isinstance(t, NewT):
         t = t.base
     return t
+
+
+def is_header_stack(t: Type) -> bool:
+    """A stack of headers or header unions (a type variable may stand for one): only these
+    have next, last, size, lastIndex, push_front and pop_front (spec 8.18); an array of
+    any other type is indexed only."""
+    return isinstance(t, StackT) and isinstance(t.elem, HeaderT | HeaderUnionT | TypeVar)

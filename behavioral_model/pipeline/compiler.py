@@ -13,8 +13,8 @@ from typing import Any
 from ..frontend import ast
 from ..frontend.checker import CheckedProgram
 from ..frontend.errors import P4TypeError
-from ..frontend.naming import BlockInstance, block_instances
-from ..frontend.types import StructLike, Type
+from ..frontend.naming import BlockInstance, block_instances, iter_nodes
+from ..frontend.types import StackT, StructLike, Type, is_header_stack
 from . import support
 from .bindgen import BindGenMixin
 from .controlgen import ControlGenMixin
@@ -81,6 +81,7 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, BindGenMixin, ParserGenMix
         self.arch = "v1model"
 
     def compile(self) -> CompiledProgram:
+        _refuse_arrays(self.checked.program.decls)
         package = self.checked.main.type_ref.resolved if self.checked.main else None
         if getattr(package, "name", None) == "PNA_NIC":
             self.arch = "pna"
@@ -169,6 +170,16 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, BindGenMixin, ParserGenMix
                       "main_ostd": main.decl.params[3].type_ref.resolved}
         return self._finish(instances, PNA_BLOCKS, h_type, m_type, arch_types["main_istd"],
                             *arch_types.values(), arch="pna", arch_types=arch_types)
+
+
+def _refuse_arrays(decls: list[ast.Declaration]) -> None:
+    """bm's values hold stacks of headers only: an array of another type (P4_16 1.2.5,
+    which the front end accepts as p4c does) is refused before it could run wrongly."""
+    for node in iter_nodes(decls):
+        if isinstance(node, ast.StackTypeRef) and isinstance(node.resolved, StackT) \
+                and not is_header_stack(node.resolved):
+            raise P4TypeError(f"bm does not support arrays of non-header types yet: "
+                              f"{node.resolved}", node.loc)
 
 
 def _is_empty(decl: ast.ControlDecl) -> bool:

@@ -1,5 +1,5 @@
-// expect: 13:5: header stack element must be a header
-// a header stack whose element is a struct
+// expect: 13:5: bm does not support arrays of non-header types yet
+// a stack of structs: p4c accepts it (P4_16 1.2.5 arrays); bm refuses it at load
 #include <core.p4>
 #include <v1model.p4>
 
