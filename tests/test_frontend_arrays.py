@@ -11,6 +11,7 @@ import re
 import pytest
 
 from behavioral_model.frontend.errors import P4Error
+from behavioral_model.frontend.p4info import generate_p4info
 from behavioral_model.frontend.preprocess import preprocess_text
 from behavioral_model.program import check_source, load_program_text
 
@@ -143,3 +144,68 @@ def test_the_pipeline_refuses_an_array_at_load() -> None:
         load_program_text(V1, "arr.p4")
     assert str(info.value).splitlines() == [
         "arr.p4:4:24: bm does not support arrays of non-header types yet: bit<8>[2]"]
+
+
+EXTERNS = """
+#include <core.p4>
+extern X { X(); bit<8> get(); }
+extern Y<T> { Y(T v); T get(); }
+control c(inout bit<8> r) {
+    DECLS
+    apply { BODY }
+}
+control C(inout bit<8> r);
+package top(C _c);
+top(c()) main;
+"""
+
+
+def _check_instances(decls: str, body: str) -> None:
+    check_source(preprocess_text(EXTERNS.replace("DECLS", decls).replace("BODY", body), "t.p4"))
+
+
+@pytest.mark.parametrize(("decls", "body"), [
+    # p4c's externArray1.p4 and generic-extern-inference.p4: `E(args) name[N]`.
+    ("X() x[2];", "r = x[1].get() + x[r].get();"),
+    ("X() x[3][2];", "r = x[1][2].get();"),  # X[3][2]: the first index is below 2
+    ("Y(8w1) y[2];", "r = y[1].get();"),  # Y's T is inferred from the argument
+    ("Y<bit<8>>(1) y[2];", "r = y[0].get();"),
+])
+def test_instance_arrays_accepted(decls: str, body: str) -> None:
+    _check_instances(decls, body)
+
+
+@pytest.mark.parametrize(("decls", "body", "message"), [
+    # p4test: "Array index 2 larger or equal to array size 2".
+    ("X() x[3][2];", "r = x[2][1].get();", "index 2 out of bounds for stack of size 2"),
+    # p4test: "'get' can only be used on header stacks".
+    ("X() x[2];", "r = x.get();", "X[2] has no method 'get'"),
+    # p4test: "Illegal array size: -1", "Size of header stack type should be a constant".
+    ("X() x[-1];", "", "instance array size must not be negative"),
+    ("X() x[r];", "", "instance array size must be a compile-time constant"),
+    # p4test: "2: could not infer a width".
+    ("Y(1) y[2];", "", "could not infer a width"),
+])
+def test_instance_arrays_rejected(decls: str, body: str, message: str) -> None:
+    with pytest.raises(P4Error, match=re.escape(message)):
+        _check_instances(decls, body)
+
+
+def test_a_control_array_is_rejected() -> None:
+    # p4test: "q: can't create arrays of control d".
+    text = EXTERNS.replace("DECLS", "d() q[2];").replace("BODY", "").replace(
+        "control c(", "control d() { apply { } }\ncontrol c(")
+    with pytest.raises(P4Error, match="only extern instances come in arrays"):
+        check_source(preprocess_text(text, "t.p4"))
+
+
+def test_an_instance_array_is_refused_at_load_and_in_p4info() -> None:
+    text = V1.replace("apply { hdr.h.arr[0] = hdr.h.a; }",
+                      "register<bit<8>>(4) regs[2]; apply { regs[1].write(0, hdr.h.a); }"
+                      ).replace("bit<8>[2] arr;", "")
+    checked = check_source(preprocess_text(text, "regs.p4"))
+    with pytest.raises(P4Error, match=r"regs.p4:12:5: bm does not support arrays of "
+                                      r"non-header types yet: register<bit<8>>\[2\]"):
+        load_program_text(text, "regs.p4")
+    with pytest.raises(P4Error, match=r"P4Info of an array of extern instances \('regs'"):
+        generate_p4info(checked)

@@ -243,16 +243,30 @@ class Checker(ParserChecks, StatementChecks, TableChecks):
         scope.declare(decl.name, decl, decl.loc)
 
     def _instantiation(self, decl: ast.InstantiationDecl, scope: Scope) -> None:
-        t = self.exprs.resolver.resolve(decl.type_ref, scope)
+        arrays = []  # `E(1) e[2][3]`: the array types around the instance's, inner first
+        ref = decl.type_ref
+        while isinstance(ref, ast.StackTypeRef):
+            arrays.append(ref)
+            ref = ref.elem
+        arrays.reverse()
+        t = self.exprs.resolver.resolve(ref, scope)
         check_instance_place(decl, t, scope.kind)
+        if arrays and not isinstance(t, ExternT):
+            raise P4TypeError(f"'{decl.name}': only extern instances come in arrays", decl.loc)
         t = self.calls.check_constructor_args(t, decl.args, scope, decl)
-        decl.type_ref.resolved = t
+        ref.resolved = t
         if isinstance(t, ExternT) and len(t.type_args) < len(t.decl.type_params):
             # Missing trailing type arguments (e.g. a register's index type) default to bit<32>.
             missing = t.decl.type_params[len(t.type_args):]
             t = ExternT(t.name, t.decl, type_args=t.type_args + tuple(BitT(32) for _ in missing))
-            decl.type_ref.resolved = t
+            ref.resolved = t
         check_initializer(self, decl, t, scope)
+        for array in arrays:
+            size = self.exprs.resolver.const_int(array.size, scope, "instance array size")
+            if size < 0:
+                raise P4TypeError(f"instance array size must not be negative, got {size}",
+                                  array.loc)
+            t = array.resolved = StackT(t, size)
         scope.declare(decl.name, decl, decl.loc)
 
     def _params(self, params: list[ast.Parameter], scope: Scope, allow_dir: bool = True) -> None:

@@ -59,6 +59,7 @@ from .p4info_model import (
     const_int,
     ctor_args,
     enum_member,
+    instance_type,
     type_name,
 )
 from .p4info_types import (
@@ -200,7 +201,7 @@ class _Generator:
         return out
 
     def _collect_instance(self, item: Item) -> None:
-        t = item.decl.type_ref.resolved
+        t = instance_type(item.decl)
         kind = extern_kind(t.name)[0] if isinstance(t, ExternT) else None
         if kind in _EXTERN_KINDS:
             self.symbols.add(_EXTERN_KINDS[kind], item.name, item.decl)

@@ -31,7 +31,7 @@ from .consteval import NotConstant, evaluate
 from .naming import BlockInstance, block_instances, constructor_arguments, qualify
 from .p4info_ids import P4InfoError
 from .p4info_types import string_annotation
-from .types import ExternT
+from .types import ExternT, StackT
 
 
 @dataclass
@@ -116,6 +116,16 @@ def block_nodes(inst: BlockInstance) -> Iterator[tuple[ast.Node, BlockInstance]]
             child = _child_of(inst, node)
             if child is not None:
                 yield from block_nodes(child)
+
+
+def instance_type(decl: ast.InstantiationDecl) -> Any:
+    """The type of an extern instance P4Info can describe: not an array of them (p4c's
+    externArray1.p4), which has no P4Runtime form in bm yet."""
+    t = decl.type_ref.resolved
+    if isinstance(t, StackT):
+        raise P4InfoError(f"P4Info of an array of extern instances ('{decl.name}', {t}) is "
+                          "not supported by bm yet", decl.loc)
+    return t
 
 
 def const_int(e: ast.Expression, what: str) -> int:

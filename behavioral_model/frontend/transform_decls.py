@@ -171,10 +171,12 @@ class DeclarationRules(Transformer):
                                 annotations=join_anns(anns), loc=type_ref.loc)
 
     def instantiation(self, anns: Any, type_ref: ast.TypeRef, _lp: Token,
-                      args: list[ast.Argument], name: Token,
+                      args: list[ast.Argument], name: Token, dims: list[ast.Expression] | None,
                       initializer: list[ast.Declaration] | None, _semi: Token
                       ) -> ast.InstantiationDecl:
-        return ast.InstantiationDecl(name=str(name), type_ref=type_ref, args=args,
+        # `E(1) e[4];`: an array of four instances (p4c's externArray1.p4).
+        return ast.InstantiationDecl(name=str(name), type_ref=with_dims(type_ref, dims),
+                                     args=args,
                                      initializer=initializer,
                                      annotations=join_anns(anns), loc=type_ref.loc)
 
