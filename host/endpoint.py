@@ -27,6 +27,7 @@ from .codec import (
 from .completions import Completion, WriteHandle
 from .config import TransportConfig
 from .memory import MemoryRegion, MemoryTable
+from .nscc import NicWire
 from .ports import PacketPort
 from .receiver import QpReceiver
 from .sender import QpSender
@@ -97,6 +98,8 @@ class Endpoint:
         # next_deadline and on_timer cost nothing for idle QPs.
         self._busy: dict[int, QpSender] = {}
         self._completions: deque[Completion] = deque()
+        # The NIC's transmit queue, which all its QPs share (NSCC's send times)
+        self._wire = NicWire(self.config.nscc.line_rate_gbps)
 
     # -- set-up ----------------------------------------------------------------------
     def open_qp(self, qpn: int, peer: str | bytes | ipaddress.IPv6Address | None = None, *,
@@ -117,7 +120,7 @@ class Endpoint:
             # What the host posts: SA this NIC, DA the peer NIC (mrc-nic.md 3).
             route = Route(self._nic_mac, self._host_mac, self.local, peer_bytes)
             sender = QpSender(qpn, qpn if remote_qpn is None else remote_qpn, route,
-                              self.config, self.clock, self.port.send, stats)
+                              self.config, self.clock, self.port.send, stats, self._wire)
         receiver = QpReceiver(qpn, self.memory, stats, self.config.rx_track)
         self._qps[qpn] = _Qp(sender, receiver, stats, peer_bytes)
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Nscc", "NsccConfig"]
+__all__ = ["NicWire", "Nscc", "NsccConfig"]
 
 _REFERENCE_BDP = 150_000.0  # bytes: 100 Gb/s x 12 us [public]
 _REFERENCE_RTT = 12e-6  # seconds [public]
@@ -231,3 +231,25 @@ class Nscc:
 
     def _shrink(self, size: float) -> None:
         self.cwnd = self.cwnd - size if self.cwnd > size + self.mtu else float(self.mtu)
+
+
+class NicWire:
+    """When a packet the host posts starts to leave the NIC: the NIC's transmit queue,
+    shared by every QP of the host, as a fluid queue draining at the line rate.
+
+    NSCC's round trip starts when the packet leaves the NIC, not when the host posts it:
+    a real NIC's transmit scheduler takes packets from its QPs' send queues as its ports
+    have room, so time a packet waits behind other QPs' packets of the same NIC is no
+    queueing in the network. One clock per QP would let each QP believe the wire is its
+    own: with 7 QPs posting their windows at once (an all-to-all), the later ones' round
+    trips would count up to 7 windows of the NIC's own queue as network delay."""
+
+    def __init__(self, line_rate_gbps: float) -> None:
+        self._rate = line_rate_gbps * 1e9 / 8  # bytes per second
+        self._free = 0.0  # when the queue is empty
+
+    def departure(self, wire_bytes: int, now: float) -> float:
+        """A packet of ``wire_bytes`` posted at ``now``: when it starts to leave."""
+        start = max(now, self._free)
+        self._free = start + wire_bytes / self._rate
+        return start

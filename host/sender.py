@@ -40,7 +40,7 @@ from .codec import (
 from .codec import with_retransmit as retransmit_copy
 from .completions import WriteError, WriteHandle
 from .config import TransportConfig
-from .nscc import Nscc
+from .nscc import NicWire, Nscc
 from .psn import unwrap_psn, wire_psn
 from .rack import Rack
 from .stats import QpStats
@@ -92,7 +92,8 @@ class QpSender:
     """Writes of one QP. ``post(frame)`` hands a frame to the NIC's host port."""
 
     def __init__(self, qpn: int, remote_qpn: int, route: Route, config: TransportConfig,
-                 clock: Clock, post: Callable[[bytes], None], stats: QpStats) -> None:
+                 clock: Clock, post: Callable[[bytes], None], stats: QpStats,
+                 wire: NicWire | None = None) -> None:
         self.qpn = qpn
         self.remote_qpn = remote_qpn
         self.route = route
@@ -121,12 +122,15 @@ class QpSender:
         self._probe_ev: int | None = None  # the EV of the latest data SACK: a good path
         self._bytes_in_flight = 0
         self.cc = Nscc(config.nscc, config.mtu, clock.now()) if config.cc == "nscc" else None
-        # With NSCC the line rate is known: the NIC's transmit queue is modelled as a
-        # fluid queue draining at it, and a packet's send time is when it leaves the
-        # NIC (a burst the host posts at once leaves over time; timing loss from the
-        # post would take the queueing for reordering).
-        self._line_rate = config.nscc.line_rate_gbps * 1e9 / 8 if self.cc else 0.0
-        self._wire_free = 0.0  # when the modelled NIC queue is empty
+        # With NSCC the line rate is known: the NIC's transmit queue (``wire``, shared
+        # by the endpoint's QPs) is modelled as a fluid queue draining at it, and a
+        # packet's send time is when it leaves the NIC (a burst the host posts at once
+        # leaves over time; timing loss from the post would take the queueing for
+        # reordering).
+        if self.cc is None:
+            self._wire = None
+        else:
+            self._wire = wire if wire is not None else NicWire(config.nscc.line_rate_gbps)
         self._next_probe_id = 0
 
     # -- application side ------------------------------------------------------------
@@ -252,11 +256,9 @@ class QpSender:
     def _departure(self, frame: bytes) -> float:
         """When ``frame``, posted now, starts to leave the NIC (now without NSCC)."""
         now = self.clock.now()
-        if not self._line_rate:
+        if self._wire is None:
             return now
-        start = max(now, self._wire_free)
-        self._wire_free = start + (len(frame) + NIC_ENCAP_BYTES) / self._line_rate
-        return start
+        return self._wire.departure(len(frame) + NIC_ENCAP_BYTES, now)
 
     def _next_tx_seq(self) -> int:
         self._tx_seq += 1

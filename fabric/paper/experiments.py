@@ -55,16 +55,6 @@ SCALE_WHY = ("holds at full size (MRC 1.12 times ahead) but not at --quick sizes
 QUICK_RING_WHY = ("holds at full size (38 % of line rate) but the --quick ring is "
                   "latency-bound: RoCE 1 QP at 30 %, MRC itself at 35 % of line rate")
 
-# fig16-17, all-to-all: every receiver is a 7 -> 1 incast. The losses the host reported
-# before (2,849 timeouts, 295 EVs retired at full size) were real: each sending NIC
-# dropped its own 7 QPs' windows at its 64-packet transmit queues. The file now gives
-# the queues room for them (a NIC never drops what its host posts) and runs NSCC (the
-# paper's MRC): no loss, no EV retired, 841 trims; 476 us against RoCE's 423 us.
-A2A_WHY = ("MRC at 89 % of RoCE at full size (476 vs 423 us; 59 % while the sending NICs "
-           "dropped their own windows), 99 % at --quick (latency-bound: RoCE's one plane "
-           "at twice the rate): every receiver is a 7 -> 1 incast, which NSCC's first "
-           "windows overfill, and the trimmed packets are sent again (841 at full size)")
-
 # fig18-21: MRC runs NSCC (fig18-21.yaml). Its windows fell under the receiver's SACK
 # coalescing (an incast's share of nic0: 2-3 packets, SACK every 4), so every incast QP
 # waited for the timeout and retired an EV each time (153 timeouts at --quick); the
@@ -166,8 +156,7 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
                   _w("busbw_gbps", "a2a", "mrc", 3, **{"workloads.0.bytes": "512KiB"}),
                   ">", 1.0,
                   versus=_w("busbw_gbps", "a2a", "baseline", 3,
-                            **{"workloads.0.bytes": "512KiB"}),
-                  expected_failure=A2A_WHY),
+                            **{"workloads.0.bytes": "512KiB"})),
         )),
     PaperExperiment(
         "fig18-21", "Fig 18/21", "7 -> 1 incast with a victim in the target's rack",

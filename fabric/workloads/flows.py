@@ -75,12 +75,7 @@ def expand(workloads: list[Any]) -> Expansion:
         elif isinstance(spec, AllReduce):
             _all_reduce(out, name, spec)
         elif isinstance(spec, AllToAll):
-            group = _group(out, name, spec.type, len(spec.ranks), spec.bytes)
-            n = len(spec.ranks)
-            for src in spec.ranks:
-                for dst in spec.ranks:
-                    if src != dst:
-                        _pair(out, group, spec, src, dst, spec.bytes // n)
+            _all_to_all(out, name, spec)
         elif isinstance(spec, Permutation):
             n = len(spec.ranks)
             shift = spec.shift if spec.shift is not None else max(1, n // 2)
@@ -154,3 +149,28 @@ def _all_reduce(out: Expansion, name: str, spec: AllReduce) -> None:
             current.append(_pair(out, group, spec, src, spec.ranks[(i + 1) % n], chunk,
                                  after))
         previous = current
+
+
+def p2p_deltas(n: int) -> list[int]:
+    """The order in which NCCL's p2p schedule visits a rank's peers, one rank per node
+    (``ncclP2pSchedule``, init.cc): in round r, rank i sends to rank i + delta_r and
+    receives from i - delta_r, delta_r = r(r+1)/2 modulo the power of two at or above
+    n (a permutation of its residues), those under n kept. Every round is a
+    permutation: each rank has one sender and one receiver at a time."""
+    size = 1
+    while size < n:
+        size *= 2
+    deltas = [r * (r + 1) // 2 % size for r in range(size)]
+    return [d for d in deltas if 0 < d < n]
+
+
+def _all_to_all(out: Expansion, name: str, spec: AllToAll) -> None:
+    """Every rank writes bytes/n to every other, all posted at once, each rank's in
+    NCCL's p2p order (``p2p_deltas``): a NIC sends its QPs' first windows in the order
+    they were posted, so the same peer order on every rank (rank 0 first) would make
+    the first windows a 7 -> 1 incast into one rank after another."""
+    n = len(spec.ranks)
+    group = _group(out, name, spec.type, n, spec.bytes)
+    for i, src in enumerate(spec.ranks):
+        for delta in p2p_deltas(n):
+            _pair(out, group, spec, src, spec.ranks[(i + delta) % n], spec.bytes // n)

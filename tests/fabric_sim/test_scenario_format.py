@@ -155,6 +155,20 @@ def test_all_to_all_and_qps_per_peer_split_the_data() -> None:
     assert {f.bytes for f in out.flows} == {512}
 
 
+def test_all_to_all_posts_each_rank_s_peers_in_nccl_s_p2p_order() -> None:
+    """In each round of NCCL's p2p schedule every rank has one sender and one receiver
+    (a NIC sends its QPs' first windows in posting order: no round is an incast)."""
+    from fabric.workloads.specs import AllToAll
+    ranks = [f"r{i}" for i in range(8)]
+    out = expand([AllToAll.model_validate({"type": "all-to-all", "ranks": ranks,
+                                           "bytes": 8192})])
+    order = [[f.qp.split(">")[1] for f in out.flows[i * 7:(i + 1) * 7]] for i in range(8)]
+    assert [o[0] for o in order] == ranks[1:] + ranks[:1]  # round 1: the next rank
+    for r in range(7):
+        assert sorted(o[r] for o in order) == ranks  # a permutation
+    assert all(sorted(o) == sorted(set(ranks) - {ranks[i]}) for i, o in enumerate(order))
+
+
 def test_paper_names_an_unknown_experiment_in_one_line(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["paper", "--only", "fig99"]) == 2

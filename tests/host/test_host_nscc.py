@@ -6,10 +6,10 @@ sender keeping its bytes in flight under the window."""
 from __future__ import annotations
 
 import pytest
-from host_harness import QP, OneEndpoint
+from host_harness import PEER, QP, OneEndpoint
 
 from host.config import TransportConfig
-from host.nscc import Nscc, NsccConfig
+from host.nscc import NicWire, Nscc, NsccConfig
 
 MTU = 4096
 BASE = 12e-6
@@ -127,6 +127,32 @@ def test_the_sender_keeps_its_bytes_in_flight_under_the_window() -> None:
     side.sack(cumulative=4, psn=4)
     assert sender.bytes_in_flight <= sender.cc.cwnd
     assert len(side.posted()) >= 5
+
+
+def test_the_nic_wire_sends_what_is_posted_at_once_one_packet_after_another() -> None:
+    wire = NicWire(line_rate_gbps=8)  # 1 byte per ns
+    assert wire.departure(1000, now=0.0) == 0.0
+    assert wire.departure(1000, now=0.0) == pytest.approx(1e-6)  # behind the first
+    assert wire.departure(1000, now=5e-6) == 5e-6  # the queue drained meanwhile
+
+
+def test_the_qps_of_one_nic_share_its_transmit_queue() -> None:
+    """A QP's round trip starts when its packet leaves the NIC: a second QP's first
+    window waits behind the first QP's on the same wire, which is no network delay.
+    Timed from its own post, it would show 15 packets' worth (17 us) of queueing."""
+    config = TransportConfig(mtu=1000, cc="nscc", nscc=NsccConfig(
+        line_rate_gbps=8, base_rtt_us=10))  # a 15,000-byte window each
+    side = OneEndpoint(config)
+    other = QP + 1
+    side.endpoint.open_qp(other, PEER)
+    side.endpoint.write(QP, bytes(15_000), 0)
+    side.endpoint.write(other, bytes(15_000), 0)
+    assert len(side.posted()) == 30
+    # the other QP's PSN 0 leaves after QP's 15 packets (about 1,134 bytes each at
+    # 1 GB/s) and its SACK is back one base round trip later
+    side.clock.advance(15 * 1.134e-6 + 10e-6)
+    side.sack(cumulative=0, psn=0, qp=other)
+    assert side.endpoint.sender(other).cc.avg_delay < 1e-6
 
 
 def test_the_last_packet_the_window_lets_out_asks_for_a_sack() -> None:
