@@ -23,6 +23,7 @@ from .ast_exprs import BoolLiteral as BoolLiteral
 from .ast_exprs import CastExpr as CastExpr
 from .ast_exprs import ConstructorCallExpr as ConstructorCallExpr
 from .ast_exprs import DefaultExpr as DefaultExpr
+from .ast_exprs import DefaultValueExpr as DefaultValueExpr
 from .ast_exprs import DontCareExpr as DontCareExpr
 from .ast_exprs import DontCareTypeRef as DontCareTypeRef
 from .ast_exprs import Expression as Expression

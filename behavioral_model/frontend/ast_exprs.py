@@ -262,6 +262,11 @@ class DontCareExpr(Expression):
 
 
 @dataclass(eq=False, kw_only=True)
+class DefaultValueExpr(Expression):
+    """`...` as an argument: the default value of its parameter's type (spec 8.26)."""
+
+
+@dataclass(eq=False, kw_only=True)
 class InvalidHeaderExpr(Expression):
     """`{#}`: the invalid value of the header or header union its context gives
     (spec 8.17); the checker sets `type` to that header or union."""

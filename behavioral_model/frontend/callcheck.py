@@ -37,6 +37,7 @@ from .types import (
     TypeVar,
     VarbitT,
     VoidT,
+    has_default_value,
     is_header_stack,
     width_of,
 )
@@ -339,6 +340,13 @@ class CallChecker:
             if p.direction not in ("out",):
                 raise P4TypeError(f"'_' can only be passed to an out parameter ({what})",
                                   arg.loc)
+            arg.type = pt
+            return
+        if isinstance(arg, ast.DefaultValueExpr):
+            if p.direction in ("out", "inout"):
+                raise P4TypeError(f"...: must be a left-value ({what})", arg.loc)
+            if not has_default_value(pt):
+                raise P4TypeError(f"...: no default value for type {pt} ({what})", arg.loc)
             arg.type = pt
             return
         at = self.exprs.check(arg, scope, None)

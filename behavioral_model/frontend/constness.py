@@ -52,7 +52,7 @@ def is_compile_time_known(expr: ast.Expression) -> bool:
     """True if p4c would call the (checked) expression a compile-time constant."""
     if isinstance(expr, ast.IntLiteral | ast.BoolLiteral | ast.StringLiteral
                   | ast.TypeNameExpr | ast.DefaultExpr | ast.ConstructorCallExpr
-                  | ast.InvalidHeaderExpr):
+                  | ast.InvalidHeaderExpr | ast.DefaultValueExpr):
         return True
     if isinstance(expr, ast.PathExpr):
         if expr.decl is None:  # `error` itself

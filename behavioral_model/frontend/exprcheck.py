@@ -40,6 +40,7 @@ from .types import (
     TypeVar,
     ValueSetT,
     VoidT,
+    has_default_value,
     is_header_stack,
 )
 
@@ -200,6 +201,11 @@ class ExprChecker(AccessCheckMixin):
             return expected if expected is not None else DontCareT()
         if isinstance(expr, ast.DefaultExpr):
             return DontCareT()
+        if isinstance(expr, ast.DefaultValueExpr):  # `...` as an action's argument
+            if expected is None or not has_default_value(expected):
+                raise P4TypeError(f"...: no default value for type {expected or 'unknown'}",
+                                  expr.loc)
+            return expected
         if isinstance(expr, ast.InvalidHeaderExpr):
             return InvalidHeaderT()  # coerce() gives it the header type of its context
         if isinstance(expr, ast.PathExpr):

@@ -63,6 +63,7 @@ _PUNCT: dict[str, str] = {
     "&&&": "MASK",
     "|+|": "PLUS_SAT",
     "|-|": "MINUS_SAT",
+    "...": "DOTS",  # a default-value argument (P4_16 1.2.4, spec 8.26)
     "..": "RANGE",
     "{#}": "INVALID_HEADER",  # the invalid header or header union value, spec 8.17
     "+:": "PLUS_SLICE",  # `x[lo +: w]`, spec 8.6 (an indexed slice)
@@ -132,8 +133,8 @@ _TOKEN_RE = re.compile(
   | (?P<number>[0-9][A-Za-z0-9_]*)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<openstring>")
-  | (?P<punct>\|\+\|=|\|-\|=|<<=|\+\+=|&&&|\|\+\||\|-\||\.\.|\+:|\{\#\}|<<|<=|>=|==|!=|&&|\|\||\+\+
-              |[-+*/%&|^]=|[-+*/%&|^~!<>()\[\]{};,:.=?@])
+  | (?P<punct>\|\+\|=|\|-\|=|<<=|\+\+=|&&&|\|\+\||\|-\||\.\.\.|\.\.|\+:|\{\#\}|<<|<=|>=|==|!=|&&
+              |\|\||\+\+|[-+*/%&|^]=|[-+*/%&|^~!<>()\[\]{};,:.=?@])
   | (?P<other>.)
     """,
     re.VERBOSE | re.DOTALL,

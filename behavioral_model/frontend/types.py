@@ -305,3 +305,16 @@ def is_header_stack(t: Type) -> bool:
     have next, last, size, lastIndex, push_front and pop_front (spec 8.18); an array of
     any other type is indexed only."""
     return isinstance(t, StackT) and isinstance(t.elem, HeaderT | HeaderUnionT | TypeVar)
+
+
+def has_default_value(t: Type) -> bool:
+    """Whether `...` can stand for a value of type `t` (spec 8.26: zero, false, the
+    first enum member or error, an invalid header, field by field). bm keeps to the
+    types whose default is plain; p4c refuses one for a type variable."""
+    if isinstance(t, BitT | BoolT | ErrorT | EnumT | VarbitT):
+        return True
+    if isinstance(t, StackT):
+        return has_default_value(t.elem)
+    if isinstance(t, TupleT):
+        return all(has_default_value(e) for e in t.elems)
+    return isinstance(t, StructLike) and all(has_default_value(ft) for _, ft in t.fields)

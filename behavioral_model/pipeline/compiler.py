@@ -81,7 +81,7 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, BindGenMixin, ParserGenMix
         self.arch = "v1model"
 
     def compile(self) -> CompiledProgram:
-        _refuse_arrays(self.checked.program.decls)
+        _refuse_unsupported(self.checked.program.decls)
         package = self.checked.main.type_ref.resolved if self.checked.main else None
         if getattr(package, "name", None) == "PNA_NIC":
             self.arch = "pna"
@@ -172,10 +172,14 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, BindGenMixin, ParserGenMix
                             *arch_types.values(), arch="pna", arch_types=arch_types)
 
 
-def _refuse_arrays(decls: list[ast.Declaration]) -> None:
-    """bm's values hold stacks of headers only: an array of another type (P4_16 1.2.5,
-    which the front end accepts as p4c does) is refused before it could run wrongly."""
+def _refuse_unsupported(decls: list[ast.Declaration]) -> None:
+    """What the front end accepts as p4c does but the pipeline cannot run yet is refused
+    before it could run wrongly: an array of a type other than headers (bm's values hold
+    stacks of headers only) and a `...` argument."""
     for node in iter_nodes(decls):
+        if isinstance(node, ast.DefaultValueExpr):
+            raise P4TypeError("bm does not support '...' (default value) arguments yet",
+                              node.loc)
         if isinstance(node, ast.StackTypeRef) and isinstance(node.resolved, StackT) \
                 and not is_header_stack(node.resolved):
             raise P4TypeError(f"bm does not support arrays of non-header types yet: "
