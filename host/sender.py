@@ -324,7 +324,8 @@ class QpSender:
         evidence = self._on_acked(sack, acked, done)
         if sack.pr == SACK_PR_PROBE:
             if self._probe_at is not None:
-                evidence = max(evidence or 0.0, self._probe_at)
+                probe = self._rack.probe_evidence(self._probe_at, self.clock.now())
+                evidence = max(evidence or 0.0, probe)
             self._probe_at = None
         else:
             self._probe_ev = sack.echoed_ev

@@ -161,15 +161,23 @@ def test_a_lossy_ev_is_retired_within_50us_alone_and_the_rate_holds(
     assert reference.end_us / result.end_us >= 0.9  # goodput of the same bytes
 
 
-def test_a_t1_down_costs_no_long_stall_and_retires_only_its_plane() -> None:
-    reference = run(SIXTEEN_EVS).result
-    result = run(SIXTEEN_EVS, (failure(action="switch-down", device="p0-t1-0"),)).result
+# A T1 of plane 0; a T0-T1 link of plane 6 (T0 ports 2-5 go to the plane's 4 T1s)
+# with seed 4, where a state probe's fast answer once retired six good EVs, one on
+# each of six other planes (host/rack.py, probe evidence).
+@pytest.mark.parametrize(("down", "plane", "seed"), [
+    ((("action", "switch-down"), ("device", "p0-t1-0")), 0, 1),
+    ((("action", "down"), ("link", "p6-t0-0:4")), 6, 4)],
+    ids=["t1", "t0-t1-link-plane6-seed4"])
+def test_a_t1_or_link_down_costs_no_long_stall_and_retires_only_its_plane(
+        down: tuple[tuple[str, object], ...], plane: int, seed: int) -> None:
+    reference = run(SIXTEEN_EVS, seed=seed).result
+    result = run(SIXTEEN_EVS, (failure(**dict(down)),), seed=seed).result
     assert reference.intact and result.intact
     assert reference.metrics.ev_events == []
     assert longest_stall_us(result, FAIL_AT_US) <= 50.0
     retired = retirements(result)
-    assert retired and all(ev_plane(e.old_ev) == 0 for e in retired)
-    assert other_plane_events(result, 0) == []
+    assert retired and all(ev_plane(e.old_ev) == plane for e in retired)
+    assert other_plane_events(result, plane) == []
     settled = max(e.time_us for e in retired) + 20.0
     assert goodput_after(result, settled) >= 0.85 * goodput_after(reference, settled)
 
