@@ -1,8 +1,9 @@
-"""`...` as an argument: the default value of the parameter's type (spec 8.26; p4c's
-issue5335_default_initialized_non_header_stack*.p4). bm takes `...` only as a call's or
-action reference's argument; as an initialiser or inside a list it stays a syntax error
-(p4c's default-initializer.p4 is the one such program bm still rejects). Every verdict
-below is p4test 1.2.5.16's on the same program. The pipeline refuses `...` at load."""
+"""`...`: the default value of the type its context gives (spec 8.26; p4c's
+default-initializer.p4, issue5335_default_initialized_non_header_stack*.p4): as an
+argument, an initialiser, the right side of an assignment, and as the last element of a
+list or key-value list for the rest. Where the context gives no type, or a type without
+a default, it is an error, as in p4test. Every verdict below is p4test 1.2.5.16's on the
+same program. The pipeline refuses `...` at load."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ PROG = """
 #include <core.p4>
 struct S { bit<8> f; }
 header H { bit<8> x; }
+header_union U { H h; }
 enum E { A, B }
 extern X { X(); bit<8> get(in bit<8> v); }
 extern void ef(in bit<8> v);
@@ -65,19 +67,55 @@ def test_accepted(locals_: str, body: str) -> None:
     # p4test: "parameter x cannot be bound: it is set by the control plane".
     ("action a(bit<8> x) { r = x; } table t { actions = { a(...); } }", "t.apply();",
      "cannot be bound: it is set by the control plane"),
-    # p4test: "Illegal cast from ANYTYPE to bit<8>"; bm reads `...` only as an argument.
-    ("action a(bit<8> x) { }", "a((bit<8>)(...));", "unexpected '...'"),
+    # p4test: "Illegal cast from ANYTYPE to bit<8>".
+    ("action a(bit<8> x) { }", "a((bit<8>)(...));", "...: no default value for type unknown"),
 ])
 def test_rejected(locals_: str, body: str, message: str) -> None:
     with pytest.raises(P4Error, match=re.escape(message)):
         _check(locals_, body)
 
 
-@pytest.mark.parametrize("body", ["bit<8> x = ...;", "S s = { ... };"])
-def test_dots_as_an_initialiser_is_not_read_yet(body: str) -> None:
-    # p4test accepts both (p4c's default-initializer.p4): a known false reject of bm's,
-    # kept so that the 31 p4_16_errors programs using `...` there stay rejected.
-    with pytest.raises(P4Error, match=re.escape("unexpected '...'")):
+@pytest.mark.parametrize("body", [
+    # p4c's default-initializer.p4: `...` as an initialiser, the rest of a list.
+    "bit<8> x = ...; r = x;",
+    "r = ...;",
+    "S s = { f = 1, ... }; H h = { 1, ... }; H[2] hs = { { 1, ... }, ... };",
+    "S s = (S){ ... }; tuple<bit<8>, bool> t = { ... }; bit<8>[3] a = { 1, ... };",
+    "H h = ...; E e = ...; error x = ...;",
+    "S s = ((S){ ... }); r = s.f;",
+])
+def test_dots_as_an_initialiser(body: str) -> None:
+    _check("", body)
+
+
+@pytest.mark.parametrize(("decls", "body"), [
+    ("", "S s = { 1, ..., };"),  # p4test takes the trailing comma too
+    ("const int k = ...; const bool b = ...; const string s = ...;", ""),
+])
+def test_dots_in_constants_and_trailing_commas(decls: str, body: str) -> None:
+    text = PROG.replace("LOCALS", "").replace("BODY", body).replace(
+        "control c(", decls + "\ncontrol c(")
+    check_source(preprocess_text(text, "t.p4"))
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    # p4test: "Illegal cast from ANYTYPE to bit<8>", "cannot be applied to expression
+    # '...' with type 'ANYTYPE'", "'switch' type can't be ANYTYPE": no type for `...`.
+    ("r = (bit<8>)...;", "...: no default value for type unknown"),
+    ("r = r + ...;", "...: no default value for type unknown"),
+    ("switch (...) { }", "...: no default value for type unknown"),
+    ("S s; if (s == ...) { r = 1; }", "...: no default value for type unknown"),
+    # p4test: "... must be the last element" (p4c's default-initializer-err.p4).
+    ("S s = { ..., true };", "... must be the last element"),
+    # p4test: "default values for varbit types", "No default value for type struct
+    # G<...>", "No default value for type match_kind".
+    ("varbit<8> v = ...;", "...: no default value for type varbit<8>"),
+    ("match_kind m = ...;", "...: no default value for type match_kind"),
+    # p4test: "'u'": a list gives no header union.
+    ("U u = { ... };", "type mismatch: expected U"),
+])
+def test_dots_without_a_default(body: str, message: str) -> None:
+    with pytest.raises(P4Error, match=re.escape(message)):
         _check("", body)
 
 

@@ -263,7 +263,8 @@ class DontCareExpr(Expression):
 
 @dataclass(eq=False, kw_only=True)
 class DefaultValueExpr(Expression):
-    """`...` as an argument: the default value of its parameter's type (spec 8.26)."""
+    """`...`: the default value of the type its context gives (spec 8.26); as the last
+    element of a list or key-value list (named "..."), the default of the rest."""
 
 
 @dataclass(eq=False, kw_only=True)

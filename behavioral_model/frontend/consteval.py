@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import ast
-from .types import BitT, BoolT, EnumT, ErrorT, IntT, MatchKindT, StructLike, Type
+from .types import BitT, BoolT, EnumT, ErrorT, IntT, MatchKindT, StringT, StructLike, Type
 
 
 class NotConstant(Exception):
@@ -76,6 +76,14 @@ def evaluate_composite(expr: ast.Expression, errors: list[str] | None = None) ->
         return expr.value
     if isinstance(expr, ast.StringLiteral):
         return expr.value
+    if isinstance(expr, ast.DefaultValueExpr):  # `...` of a scalar type (spec 8.26)
+        if isinstance(t, BitT | IntT):
+            return 0
+        if isinstance(t, BoolT):
+            return False
+        if isinstance(t, StringT):
+            return ""
+        raise NotConstant("the default value of a composite type")
     if isinstance(expr, ast.PathExpr):
         decl = expr.decl
         if isinstance(decl, ast.ConstDecl):

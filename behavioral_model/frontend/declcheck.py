@@ -20,6 +20,7 @@ from .types import (
     ParserT,
     StringT,
     Type,
+    has_default_value,
     strip_newtype,
 )
 
@@ -63,6 +64,8 @@ def check_params(params: Sequence[ast.Parameter], kind: str) -> None:
         if p.default is not None and optional:
             raise P4TypeError(f"'{p.name}': optional parameters cannot have default values",
                               p.loc)
+        if isinstance(p.default, ast.DefaultValueExpr) and not has_default_value(t):
+            raise P4TypeError(f"...: could not find a default value for type {t}", p.loc)
         if p.default is not None and p.direction in ("out", "inout"):
             raise P4TypeError(f"'{p.name}': out parameters cannot have default values", p.loc)
 

@@ -10,6 +10,7 @@ from .accesscheck import AccessCheckMixin
 from .casts import cast_allowed, enum_operand_as_bits
 from .consteval import NotConstant, evaluate, overflow_warning
 from .constness import is_compile_time_known
+from .defaults import element_types, holds_dots
 from .errors import P4TypeError
 from .printer import expr_text
 from .scope import MatchKindMember, Scope, TypeParamDecl
@@ -76,6 +77,8 @@ class ExprChecker(AccessCheckMixin):
     def coerce(self, expr: ast.Expression, target: Type, what: str = "") -> None:
         """Apply P4's implicit conversions of `expr` to `target`, or raise a type error."""
         src = expr.type
+        if isinstance(target, TypeVar | DontCareT) and holds_dots(expr):
+            raise P4TypeError(f"...: no default value for type {target}", expr.loc)
         if isinstance(target, TypeVar) and isinstance(src, IntT):
             # p4c: `H h = 0;` gives a type variable no width.
             raise P4TypeError(f"{expr_text(expr)}: could not infer a width for type {target}",
@@ -151,6 +154,26 @@ class ExprChecker(AccessCheckMixin):
         if message is not None:
             self.program.warn(message, loc)
 
+    def _dots_need_a_type(self, expr: ast.Expression, expected: Type | None) -> None:
+        """A list ending in `...` takes its type from its context, which must give one."""
+        elems = expr.elems if isinstance(expr, ast.ListExpr) else \
+            [e for _, e in expr.fields]
+        if elems and isinstance(elems[-1], ast.DefaultValueExpr) and (
+                expected is None or isinstance(expected, TypeVar | DontCareT)):
+            raise P4TypeError(f"...: no default value for type {expected or 'unknown'}",
+                              elems[-1].loc)
+
+    def _check_element(self, e: ast.Expression, scope: Scope, expected: Type | None,
+                       last: bool) -> None:
+        """An element of a list or key-value list; a `...` there stands for the rest
+        and must come last (p4c: "... must be the last element")."""
+        if isinstance(e, ast.DefaultValueExpr):
+            if not last:
+                raise P4TypeError("... must be the last element", e.loc)
+            e.type = DontCareT()  # typed with the rest when the list meets its type
+            return
+        self.check(e, scope, expected if holds_dots(e) else None)
+
     def _init_fits(self, expr: ast.Expression, target: Type) -> bool:
         if isinstance(expr, ast.ListExpr):
             if isinstance(target, TupleT):
@@ -162,26 +185,41 @@ class ExprChecker(AccessCheckMixin):
                 elems = tuple(t for _, t in target.fields)
             else:
                 return False
-            if len(elems) != len(expr.elems):
+            given = [e for e in expr.elems if not isinstance(e, ast.DefaultValueExpr)]
+            if len(given) > len(elems) or (len(given) == len(expr.elems)
+                                           and len(elems) != len(expr.elems)):
                 raise P4TypeError(
                     f"initializer has {len(expr.elems)} elements, {target} has {len(elems)}",
                     expr.loc)
-            for e, t in zip(expr.elems, elems, strict=True):
+            for e, t in zip(given, elems, strict=False):
                 self.coerce(e, t)
+            if len(given) < len(expr.elems):
+                self._default_rest(expr.elems[-1], elems[len(given):])
             return True
         assert isinstance(expr, ast.StructInitExpr)
         if not isinstance(target, StructLike):
             return False
-        names = [n for n, _ in expr.fields]
+        names = [n for n, _ in expr.fields if n != "..."]
         wanted = [n for n, _ in target.fields]
-        if sorted(names) != sorted(wanted):
+        dots = len(names) < len(expr.fields)
+        if (sorted(names) != sorted(wanted) and not dots) or not set(names) <= set(wanted):
             raise P4TypeError(
                 f"initializer fields {names} do not match the fields of {target}", expr.loc)
-        for name, e in expr.fields:
+        if dots:
+            self._default_rest(expr.fields[-1][1], [t for n, t in target.fields
+                                                    if n not in names])
+        for name, e in expr.fields[:len(names)]:
             ft = target.field_type(name)
             assert ft is not None
             self.coerce(e, ft)
         return True
+
+    def _default_rest(self, dots: ast.Expression, rest: list[Type]) -> None:
+        """The trailing `...` of a list stands for default values of types `rest`."""
+        for t in rest:
+            if not has_default_value(t):
+                raise P4TypeError(f"...: no default value for type {t}", dots.loc)
+        dots.type = TupleT(tuple(rest))
 
     # -- per node kind --------------------------------------------------------------
     def _check(self, expr: ast.Expression, scope: Scope, expected: Type | None) -> Type:
@@ -231,12 +269,16 @@ class ExprChecker(AccessCheckMixin):
         if isinstance(expr, ast.ConstructorCallExpr):
             return self.calls.check_constructor(expr, scope)
         if isinstance(expr, ast.ListExpr):
-            for e in expr.elems:
-                self.check(e, scope)
+            self._dots_need_a_type(expr, expected)
+            inner = element_types(expected, len(expr.elems))
+            for i, e in enumerate(expr.elems):
+                self._check_element(e, scope, inner[i], i == len(expr.elems) - 1)
             return TupleT(tuple(e.type for e in expr.elems))
         if isinstance(expr, ast.StructInitExpr):
-            for _, e in expr.fields:
-                self.check(e, scope)
+            self._dots_need_a_type(expr, expected)
+            for i, (name, e) in enumerate(expr.fields):
+                ft = expected.field_type(name) if isinstance(expected, StructLike) else None
+                self._check_element(e, scope, ft, i == len(expr.fields) - 1)
             if isinstance(expected, StructLike) and self._init_fits(expr, expected):
                 # Each field checked against the expected type's (p4c's implicit cast
                 # of a key-value list: same field names, each value converts).
@@ -529,7 +571,10 @@ class ExprChecker(AccessCheckMixin):
 
     def _cast(self, expr: ast.CastExpr, scope: Scope) -> Type:
         target = self.resolver.resolve(expr.type_ref, scope)
-        src = self.check(expr.expr, scope, None)
+        # `(S){ 2, ... }`: the cast gives a list's `...` its type.
+        src = self.check(expr.expr, scope, target if isinstance(
+            expr.expr, ast.ListExpr | ast.StructInitExpr) and holds_dots(expr.expr)
+            and not isinstance(target, ListT) else None)
         if isinstance(target, ListT) and isinstance(expr.expr, ast.ListExpr):
             # Only a cast makes a list<T> of `{...}` (p4c: a plain `{...}` is a tuple).
             for e in expr.expr.elems:

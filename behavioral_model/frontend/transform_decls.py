@@ -108,13 +108,6 @@ class DeclarationRules(Transformer):
     def dontcare_arg(self, tok: Token) -> ast.Argument:
         return ast.Argument(value=ast.DontCareExpr(loc=loc_of(tok)), loc=loc_of(tok))
 
-    def dots_arg(self, tok: Token) -> ast.Argument:
-        return ast.Argument(value=ast.DefaultValueExpr(loc=loc_of(tok)), loc=loc_of(tok))
-
-    def named_dots_arg(self, name: Token, tok: Token) -> ast.Argument:
-        return ast.Argument(value=ast.DefaultValueExpr(loc=loc_of(tok)), name=str(name),
-                            loc=loc_of(name))
-
     def named_arg(self, name: Token, value: ast.Expression) -> ast.Argument:
         return ast.Argument(value=value, name=str(name), loc=loc_of(name))
 

@@ -156,6 +156,13 @@ class ExpressionRules(Transformer):
     def kv_list(self, *pairs: tuple[str, ast.Expression]) -> list[tuple[str, ast.Expression]]:
         return list(pairs)
 
+    def kv_list_dots(self, *items: Any) -> list[tuple[str, ast.Expression]]:
+        """`{ f = 1, ... }`: the other fields take their default values; p4c names the
+        `...` entry "..." (its messages print `... = ...`)."""
+        dots = next(t for t in items if isinstance(t, Token))
+        pairs = [p for p in items if isinstance(p, tuple)]
+        return [*pairs, ("...", ast.DefaultValueExpr(loc=loc_of(dots)))]
+
     def kv_pair(self, name: Token, value: ast.Expression) -> tuple[str, ast.Expression]:
         return (str(name), value)
 
@@ -193,6 +200,9 @@ class ExpressionRules(Transformer):
     def generic_call(self, func: ast.Expression, type_args: list[ast.TypeRef], _lp: Token,
                      args: list[ast.Argument]) -> ast.MethodCallExpr:
         return ast.MethodCallExpr(func=func, type_args=type_args, args=args, loc=func.loc)
+
+    def dots_expr(self, tok: Token) -> ast.DefaultValueExpr:
+        return ast.DefaultValueExpr(loc=loc_of(tok))
 
     def invalid_header(self, tok: Token) -> ast.InvalidHeaderExpr:
         return ast.InvalidHeaderExpr(loc=loc_of(tok))

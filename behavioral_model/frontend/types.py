@@ -308,11 +308,13 @@ def is_header_stack(t: Type) -> bool:
 
 
 def has_default_value(t: Type) -> bool:
-    """Whether `...` can stand for a value of type `t` (spec 8.26: zero, false, the
-    first enum member or error, an invalid header, field by field). bm keeps to the
-    types whose default is plain; p4c refuses one for a type variable."""
-    if isinstance(t, BitT | BoolT | ErrorT | EnumT | VarbitT):
+    """Whether `...` can stand for a value of type `t` (spec 8.26: zero, false, "", the
+    first enum member or error, an invalid header, field by field). p4c finds none for
+    a type variable, a varbit, a list or an instance of a generic struct."""
+    if isinstance(t, BitT | IntT | BoolT | StringT | ErrorT | EnumT):
         return True
+    if isinstance(t, StructLike) and getattr(t.decl, "type_params", None):
+        return False
     if isinstance(t, StackT):
         return has_default_value(t.elem)
     if isinstance(t, TupleT):
