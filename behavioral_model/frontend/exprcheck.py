@@ -10,7 +10,7 @@ from .accesscheck import AccessCheckMixin
 from .casts import cast_allowed, enum_operand_as_bits
 from .consteval import NotConstant, evaluate, overflow_warning
 from .constness import is_compile_time_known
-from .defaults import element_types, holds_dots
+from .defaults import ListInitMixin, element_types, holds_dots
 from .errors import P4TypeError
 from .printer import expr_text
 from .scope import MatchKindMember, Scope, TypeParamDecl
@@ -51,7 +51,7 @@ COMPARE = {"<", ">", "<=", ">="}
 MAX_FOLD_WIDTH = 2048  # p4c's maximumWidthSupported
 
 
-class ExprChecker(AccessCheckMixin):
+class ExprChecker(AccessCheckMixin, ListInitMixin):
     """Types expressions in a scope; `program` gives access to errors and match kinds."""
 
     def __init__(self, program: Any) -> None:
@@ -153,73 +153,6 @@ class ExprChecker(AccessCheckMixin):
         message = overflow_warning(value, target)
         if message is not None:
             self.program.warn(message, loc)
-
-    def _dots_need_a_type(self, expr: ast.Expression, expected: Type | None) -> None:
-        """A list ending in `...` takes its type from its context, which must give one."""
-        elems = expr.elems if isinstance(expr, ast.ListExpr) else \
-            [e for _, e in expr.fields]
-        if elems and isinstance(elems[-1], ast.DefaultValueExpr) and (
-                expected is None or isinstance(expected, TypeVar | DontCareT)):
-            raise P4TypeError(f"...: no default value for type {expected or 'unknown'}",
-                              elems[-1].loc)
-
-    def _check_element(self, e: ast.Expression, scope: Scope, expected: Type | None,
-                       last: bool) -> None:
-        """An element of a list or key-value list; a `...` there stands for the rest
-        and must come last (p4c: "... must be the last element")."""
-        if isinstance(e, ast.DefaultValueExpr):
-            if not last:
-                raise P4TypeError("... must be the last element", e.loc)
-            e.type = DontCareT()  # typed with the rest when the list meets its type
-            return
-        self.check(e, scope, expected if holds_dots(e) else None)
-
-    def _init_fits(self, expr: ast.Expression, target: Type) -> bool:
-        if isinstance(expr, ast.ListExpr):
-            if isinstance(target, TupleT):
-                elems = target.elems
-            elif isinstance(target, StackT) and not isinstance(target.elem, TypeVar):
-                # `H[2] s = {h0, {1, 2}}` (spec 8.18): one value per element.
-                elems = (target.elem,) * target.size
-            elif isinstance(target, StructLike) and not isinstance(target, HeaderUnionT):
-                elems = tuple(t for _, t in target.fields)
-            else:
-                return False
-            given = [e for e in expr.elems if not isinstance(e, ast.DefaultValueExpr)]
-            if len(given) > len(elems) or (len(given) == len(expr.elems)
-                                           and len(elems) != len(expr.elems)):
-                raise P4TypeError(
-                    f"initializer has {len(expr.elems)} elements, {target} has {len(elems)}",
-                    expr.loc)
-            for e, t in zip(given, elems, strict=False):
-                self.coerce(e, t)
-            if len(given) < len(expr.elems):
-                self._default_rest(expr.elems[-1], elems[len(given):])
-            return True
-        assert isinstance(expr, ast.StructInitExpr)
-        if not isinstance(target, StructLike):
-            return False
-        names = [n for n, _ in expr.fields if n != "..."]
-        wanted = [n for n, _ in target.fields]
-        dots = len(names) < len(expr.fields)
-        if (sorted(names) != sorted(wanted) and not dots) or not set(names) <= set(wanted):
-            raise P4TypeError(
-                f"initializer fields {names} do not match the fields of {target}", expr.loc)
-        if dots:
-            self._default_rest(expr.fields[-1][1], [t for n, t in target.fields
-                                                    if n not in names])
-        for name, e in expr.fields[:len(names)]:
-            ft = target.field_type(name)
-            assert ft is not None
-            self.coerce(e, ft)
-        return True
-
-    def _default_rest(self, dots: ast.Expression, rest: list[Type]) -> None:
-        """The trailing `...` of a list stands for default values of types `rest`."""
-        for t in rest:
-            if not has_default_value(t):
-                raise P4TypeError(f"...: no default value for type {t}", dots.loc)
-        dots.type = TupleT(tuple(rest))
 
     # -- per node kind --------------------------------------------------------------
     def _check(self, expr: ast.Expression, scope: Scope, expected: Type | None) -> Type:
