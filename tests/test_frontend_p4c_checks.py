@@ -112,3 +112,37 @@ def test_rejected_like_p4c(text: str, message: str) -> None:
 @pytest.mark.parametrize("text", ACCEPTED)
 def test_accepted_like_p4c(text: str) -> None:
     check(text)
+
+
+OPASSIGN = """
+#include <core.p4>
+control generic<M>(inout M m);
+package top<M>(generic<M> c);
+%s header t1 { bit<32> f1; bit<32> f4; }
+struct headers_t { t1 head; }
+control c(inout headers_t hdrs) {
+    apply { %s }
+}
+top(c()) main;
+"""
+
+
+@pytest.mark.parametrize(("pragma", "statement", "accepted"), [
+    ("", "hdrs.head.f1 %= hdrs.head.f4;", False),
+    ("@test_keep_opassign", "hdrs.head.f1 %= hdrs.head.f4;", True),
+    ("@test_keep_opassign", "hdrs.head.f1 /= hdrs.head.f4;", True),
+    ("@test_keep_opassign", "hdrs.head.f1 = hdrs.head.f1 % hdrs.head.f4;", False),
+    ("@test_keep_opassign", "hdrs.head.f1 %= 0;", True),
+    ("", "hdrs.head.f1 %= 0;", False),
+], ids=["plain", "kept-modulo", "kept-division", "kept-not-compound", "kept-by-zero",
+         "by-zero"])
+def test_p4tests_keep_opassign_pragma(pragma: str, statement: str, accepted: bool) -> None:
+    """p4test's option pragma @test_keep_opassign (on any declaration, as in p4c's
+    opassign1.p4) keeps `a %= b` whole, so its mid end's refusal of a run-time modulo
+    or division sees only the ones written as `a = a % b`; nor does it fold `a %= 0`
+    into an error (p4test 1.2.5 accepts each accepted case, rejects each rejected one)."""
+    text = OPASSIGN % (pragma, statement)
+    if accepted:
+        check(text)
+    else:
+        assert_rejected(text, "by zero" if "0;" in statement else "could not be evaluated")

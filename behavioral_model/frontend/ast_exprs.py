@@ -198,6 +198,7 @@ class BinaryExpr(Expression):
     op: str
     left: Expression
     right: Expression
+    compound: bool = False  # written `left op= right` (p4test's @test_keep_opassign)
 
 
 @dataclass(eq=False, kw_only=True)

@@ -65,6 +65,13 @@ class ExprChecker(AccessCheckMixin, ListInitMixin):
         self.midend_errors: list[P4TypeError] = []
         self.switch_on_action_run = False  # set while a switch statement's expression is checked
         self.size_query = False  # set while the receiver of `x.minSizeInBits()` is checked
+        # p4test's test-only option pragma: a declaration annotated @test_keep_opassign
+        # makes p4test keep compound assignments, which its mid end then does not lower
+        # to a division it would refuse (p4c's opassign1.p4).
+        self.keep_opassign = any(
+            ann.name == "test_keep_opassign"
+            for decl in program.result.program.decls
+            for ann in getattr(decl, "annotations", ()))
 
     # -- entry points ---------------------------------------------------------------
     def check(self, expr: ast.Expression, scope: Scope, expected: Type | None = None) -> Type:
@@ -448,6 +455,8 @@ class ExprChecker(AccessCheckMixin, ListInitMixin):
     def _division(self, expr: ast.BinaryExpr) -> None:
         """p4c: `/` and `%` take no negative operand and no zero divisor, and at run time
         only a power-of-two divisor (a shift or a mask); other divisions must fold."""
+        if expr.compound and self.keep_opassign:
+            return  # p4test keeps `a %= b` whole: neither folding nor its mid end sees a `%`
         what = "division" if expr.op == "/" else "modulo"
         values = []
         for side in (expr.left, expr.right):

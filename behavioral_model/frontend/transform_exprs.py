@@ -46,7 +46,7 @@ class StatementRules(Transformer):
         # `a op= b` is `a = a op b` (spec 11.1); the l-value has no side effects to repeat.
         # The same l-value node is the left operand: the pipeline evaluates its run-time
         # indexes once, for the read and the write (spec 11.1).
-        value = ast.BinaryExpr(op=str(op)[:-1], left=lhs, right=rhs,
+        value = ast.BinaryExpr(op=str(op)[:-1], left=lhs, right=rhs, compound=True,
                                loc=lhs.loc)
         return ast.AssignmentStatement(lhs=lhs, rhs=value, loc=lhs.loc)
 
