@@ -31,3 +31,16 @@ def test_report_and_figure(experiment: PaperExperiment) -> None:
     assert all(s["checks"][0]["ok"] for s in result.report["scenarios"])  # intact
     with open(result.report["figure_file"], "rb") as png:
         assert png.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_scenario_two_files_share_runs_once() -> None:
+    """fig16-17's ring at 512 KiB with 1 QP per peer is a point of the size sweep and
+    of the QPs sweep: the suite runs it once and reports it under both names."""
+    result = paper("fig16-17")
+    size = next(e for e in result.points[0]
+                if e.scenario.point == {"workloads.0.bytes": "512KiB"})
+    qps = result.points[1][0]
+    assert qps.scenario.point == {"workloads.0.qps_per_peer": 1}
+    assert qps.runs is size.runs
+    assert qps.report["scenario"] != size.report["scenario"]
+    assert qps.report["figures"] == size.report["figures"]
