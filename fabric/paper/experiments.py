@@ -43,22 +43,6 @@ def _q(metric: str, qp: str, run: str = "mrc", scenario: int = 0) -> Measure:
     return Measure(metric, run, (), qp=qp, scenario=scenario)
 
 
-# fig18-21: MRC runs NSCC (fig18-21.yaml). Its windows fell under the receiver's SACK
-# coalescing (an incast's share of nic0: 2-3 packets, SACK every 4), so every incast QP
-# waited for the timeout and retired an EV each time (153 timeouts at --quick); the
-# sender now asks for a SACK with the last packet its window lets out (host/sender.py).
-# The victim keeps 87 % of its solo goodput at full size (961 / 1108 us), 66 % at
-# --quick (73 % before the NIC's SACK change 3b26476 and the bm commits of that hour;
-# the full-size figure did not move): the incast's first windows (7 x 1.5 BDP) queue
-# at the spines' downlinks it shares, its NSCC halves its window on those marks and
-# delays, and NSCC's fast increase (a quarter of the bytes acknowledged, times
-# BDP / 150 kB: UEC's default) takes about 300 us to win it back, most of a --quick
-# transfer.
-INCAST_WHY = ("holds at full size (87 % of solo) but not at --quick (66 %): the incast's "
-              "first windows queue at the spines' downlinks the victim shares, its NSCC "
-              "halves its window on those marks, and NSCC's fast increase takes ~300 us "
-              "to win it back, most of a --quick transfer")
-
 # fig20's line rate: the goodput of one permutation flow alone on the idle fabric (MRC,
 # the same bytes). A flow's goodput counts its first packet's trip and the last SACK's
 # way back, and its receiver's port carries its own QP's SACKs too: at --quick sizes
@@ -149,8 +133,7 @@ EXPERIMENTS: tuple[PaperExperiment, ...] = (
         "fig18-21", "Fig 18/21", "7 -> 1 incast with a victim in the target's rack",
         ("fig18-21.yaml",), "flows", (
             Claim("MRC victim unaffected", "no impact",
-                  _q("goodput_ratio_to_solo", "victim:nic5>nic1"), ">=", 0.85,
-                  expected_failure=INCAST_WHY),
+                  _q("goodput_ratio_to_solo", "victim:nic5>nic1"), ">=", 0.85),
             Claim("RoCE victim loses at least 25 %", ">= 25 % lost",
                   _q("goodput_gbps", "victim:nic5>nic1", "baseline"), "<=", 0.75,
                   versus=_q("goodput_gbps", "victim:nic5>nic1", "solo:victim:nic5>nic1")),
