@@ -21,3 +21,29 @@ def assert_rejected(text: str, message: str) -> None:
         check(text)
     assert message in err.value.message
     assert err.value.location is not None
+
+
+V1MODEL_PROGRAM = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { %s }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control VC(inout headers_t hdr, inout meta_t m) { apply { } }
+control I(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+%s
+}
+control E(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t hdr, inout meta_t m) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def v1model_program(header_fields: str, ingress: str) -> str:
+    """A v1model program whose header ``h_t`` holds ``header_fields`` (line 4) and
+    whose ingress control has the body ``ingress`` (from line 12)."""
+    return V1MODEL_PROGRAM % (header_fields, ingress)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from frontend_cases import v1model_program
 
 from behavioral_model.frontend.errors import P4Error
 from behavioral_model.frontend.p4info import generate_p4info
@@ -118,24 +119,7 @@ def test_run_time_indexes_past_p4cs_bound(body: str) -> None:
         check_source(preprocess_text(EXPAND.replace("BODY", body), "t.p4"))
 
 
-V1 = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<8>[2] arr; }
-struct headers_t { h_t h; }
-struct meta_t { }
-parser P(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control VC(inout headers_t hdr, inout meta_t m) { apply { } }
-control I(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
-    apply { hdr.h.arr[0] = hdr.h.a; }
-}
-control E(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers_t hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+V1 = v1model_program("bit<8> a; bit<8>[2] arr;", "    apply { hdr.h.arr[0] = hdr.h.a; }")
 
 
 def test_the_pipeline_refuses_an_array_at_load() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from frontend_cases import v1model_program
 
 from behavioral_model.frontend.errors import P4Error
 from behavioral_model.frontend.preprocess import preprocess_text
@@ -119,26 +120,10 @@ def test_dots_without_a_default(body: str, message: str) -> None:
         _check("", body)
 
 
-V1 = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; }
-struct headers_t { h_t h; }
-struct meta_t { }
-parser P(packet_in pkt, out headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control VC(inout headers_t hdr, inout meta_t m) { apply { } }
-control I(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) {
+V1 = v1model_program("bit<8> a;", """\
     action set(bit<8> v) { hdr.h.a = v; }
     table t { actions = { set; } default_action = set(...); }
-    apply { t.apply(); }
-}
-control E(inout headers_t hdr, inout meta_t m, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers_t hdr, inout meta_t m) { apply { } }
-control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+    apply { t.apply(); }""")
 
 
 def test_the_pipeline_refuses_dots_at_load() -> None:
