@@ -30,8 +30,9 @@ pytest.importorskip("pynng")
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
+def _env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: this process's environment) with the venv's tools first."""
+    env = dict(os.environ if base is None else base)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["P4TOOLS"] = "none"  # PATH alone: the stand-ins, or no BMv2 at all
     return env
@@ -83,8 +84,7 @@ def test_run_ptf_help_and_usage_errors() -> None:
 
 def test_run_ptf_bmv2_without_bmv2_is_skipped() -> None:
     # Checked on every machine: the toolchain, if installed, is hidden from this run.
-    env = env_without_toolchain()
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    env = _env(env_without_toolchain())
     proc = subprocess.run(["bash", str(RUN_PTF), "--target", "bmv2"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr
