@@ -371,20 +371,23 @@ class TrafficManager:
         # (priority) order is kept
         return [d[2] for d in heapq.merge(*per_port)]
 
-    def dequeue_port(self, port: int, now: float) -> Any | None:
+    def dequeue_port(self, port: int, now: float, paused: int = 0) -> Any | None:
         """The next packet of one ``port`` due at ``now`` (strict priority, metadata
         filled in as by :meth:`dequeue_ready`), or None. For a caller that models the
         port's link itself and asks for a packet each time the link is free to send
-        (a discrete-event network serialising frames by their length)."""
+        (a discrete-event network serialising frames by their length). ``paused``: a
+        mask of the priorities the port may not send now (bit p: priority p), as a
+        PFC pause from the next hop holds them (IEEE 802.1Qbb)."""
         p = self._ports.get(port)
         if p is None or not p.size:
             return None
-        taken = self._drain_port(port, p, now, 1)
+        taken = self._drain_port(port, p, now, 1, paused)
         return taken[0][2] if taken else None
 
     def _drain_port(self, port: int, p: _Port, now: float,
-                    budget: int) -> list[tuple[float, int, Any]]:
-        """Departures of one port at ``now``: (departure time, seq, job)."""
+                    budget: int, paused: int = 0) -> list[tuple[float, int, Any]]:
+        """Departures of one port at ``now``: (departure time, seq, job); the
+        priorities in the mask ``paused`` are not served."""
         out: list[tuple[float, int, Any]] = []
         queues = p.queues
         single = queues[0] if len(queues) == 1 and not p.delay_us else None
@@ -392,7 +395,7 @@ class TrafficManager:
             if single is not None:  # the common case: one queue, no port shaper
                 chosen = single
                 prio = 0
-                if chosen.items[0][0] > now:
+                if chosen.items[0][0] > now or paused & 1:
                     break
                 t = now
             else:
@@ -405,7 +408,7 @@ class TrafficManager:
                 chosen = None
                 for prio in range(len(queues) - 1, -1, -1):
                     q = queues[prio]
-                    if q.items and q.items[0][0] <= t:
+                    if q.items and q.items[0][0] <= t and not paused >> prio & 1:
                         chosen = q
                         break
                 if chosen is None:

@@ -195,6 +195,7 @@ def _run_counts(run: RunResult) -> dict[str, int]:
         "retransmits": sum(s["retransmits"] for s in run.qp_stats.values()),
         "ev_retirements": sum(1 for e in run.metrics.ev_events if e.reason in RETIRING),
         "packets_lost": sum(link["dropped"] for link in run.network.values()),
+        "pfc_pauses": run.pfc_pauses,
     }
 
 
@@ -281,7 +282,9 @@ METRICS: dict[str, Metric] = {
          "packets retransmitted on NACK TRIMMED(_LASTHOP)", "NACK retransmits"),
         ("retransmits", "retransmits", "packets retransmitted", "retransmits"),
         ("ev_retirements", "EV retirements", "EVs retired", "EVs retired"),
-        ("packets_lost", "packets lost", "packets lost on cables", "packets lost"))},
+        ("packets_lost", "packets lost", "packets lost on cables", "packets lost"),
+        ("pfc_pauses", "PFC pauses", "PFC pauses sent (the RoCE baseline's)",
+         "PFC pauses"))},
 }
 
 

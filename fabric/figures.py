@@ -79,6 +79,7 @@ def run_figures(run: RunResult, plan: FabricPlan) -> dict[str, Any]:
         "latency_p99_us": _round(percentile(
             [x for qp in run.qp_stats for x in run.metrics.qps[qp].latencies_us], 0.99)),
         "packets_lost": lost,
+        "pfc_pauses": run.pfc_pauses,
         "trimmed": run.metrics.trimmed[c.DSCP_TRIMMED],
         "trimmed_last_hop": run.metrics.trimmed[c.DSCP_TRIMMED_LASTHOP],
         "ce_marks": run.metrics.ce_marks,

@@ -17,7 +17,7 @@ import random
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from .scenario import Scenario, ScenarioError
 from .sim.events import EventLoop, call_later
 from .sim.host import EnvClock
 from .sim.network import Network, NetworkConfig, program_path
+from .sim.pfc import PfcConfig
 from .workload import WriteRecord, open_qps, post_writes, region
 from .workloads.flows import Expansion, Flow, expand
 from .workloads.schedule import FlowSchedule
@@ -61,6 +62,9 @@ class RunResult:
     metrics: Metrics
     network: dict[str, Any] = field(default_factory=dict)
     packet_hops: int = 0
+    # PFC (fabric.sim.pfc; the RoCE baseline with PFC): per device that sent or got a
+    # pause, its pauses_sent, resumes_sent and pauses_received
+    pfc: dict[str, dict[str, int]] = field(default_factory=dict)
     qp_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
     # per workload of the file: type, ranks, bytes, start_us, end_us (None: unfinished)
@@ -71,6 +75,11 @@ class RunResult:
     sim_cpu_s: float = 0.0
     # what the controller did: events of its log by name
     controller_events: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def pfc_pauses(self) -> int:
+        """PFC pauses sent by every device."""
+        return sum(device["pauses_sent"] for device in self.pfc.values())
 
 
 def load_plan(scenario: Scenario, sockets: Path | None = None) -> FabricPlan:
@@ -207,7 +216,9 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
                            link_delay_us=spec.link_delay_us,
                            host_delay_us=spec.host_delay_us,
                            queue_depth=roce_queue_depth(scenario, plan) if roce
-                           else spec.queue_depth, seed=scenario.seed)
+                           else spec.queue_depth, seed=scenario.seed,
+                           pfc=PfcConfig(spec.pfc.xoff_packets, spec.pfc.xon_packets)
+                           if roce and spec.pfc is not None else None)
     network = Network(plan, config, transport_config(scenario))
     if roce:
         for host in network.hosts.values():
@@ -328,6 +339,9 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
                         "dropped": cable.counters.dropped}
                  for name, cable in network.cables.items()},
         packet_hops=sum(d.counters.hops for d in network.devices.values()),
+        pfc={name: asdict(d.pfc.counters) for name, d in network.devices.items()
+             if d.pfc is not None and (d.pfc.counters.pauses_sent
+                                       or d.pfc.counters.pauses_received)},
         qp_stats=_qp_stats(plan, hosts, [f for f in flows if f.messages]),
         failures=failures, sim_wall_s=wall, sim_cpu_s=cpu,
         controller_events={name: controller.events(name) for name in (

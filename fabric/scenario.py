@@ -49,11 +49,29 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class PfcSpec(_Strict):
+    """PFC on the RoCE baseline's lossless class (``fabric.sim.pfc``): a device pauses
+    a port's sender when ``xoff_packets`` data packets that came in on that port wait
+    in its queues, and resumes it at ``xon_packets``. MRC runs lossy: no PFC."""
+
+    xoff_packets: int = Field(ge=1)
+    xon_packets: int = Field(ge=0)
+
+    @field_validator("xon_packets")
+    @classmethod
+    def _below_xoff(cls, xon: int, info: Any) -> int:
+        xoff = info.data.get("xoff_packets")
+        if xoff is not None and xon >= xoff:
+            raise ValueError(f"must be below xoff_packets ({xoff})")
+        return xon
+
+
 class NetworkSpec(_Strict):
     link_rate_gbps: float = Field(10.0, gt=0)
     link_delay_us: float = Field(1.0, ge=0)
     host_delay_us: float = Field(0.5, ge=0)
     queue_depth: int = Field(64, ge=1, le=4096)
+    pfc: PfcSpec | None = None  # the RoCE baseline's PFC; None: lossless queues only
 
 
 class TransportSpec(_Strict):

@@ -488,3 +488,19 @@ def test_dataplane_process_equals_receive_then_service(probe_program, rate) -> N
     assert not all(passed) or rate == 0  # ... and, with a rate, not always
     if rate == 0:  # nothing ever waits: every packet sees empty queues
         assert all(v[2:] == (0, 0, 0) for v in got["fast"])
+
+
+def test_dequeue_port_skips_the_priorities_a_pause_holds() -> None:
+    """PFC (802.1Qbb) pauses one priority: the port sends the others, control traffic
+    included, and the held packets when the pause is lifted."""
+    tm = TrafficManager(priority_queues=8)
+    tm.enqueue(job(port=1, priority=0, tag="data"), 0)
+    tm.enqueue(job(port=1, priority=7, tag="ack"), 0)
+    assert tm.dequeue_port(1, 1, paused=0b1).tag == "ack"
+    assert tm.dequeue_port(1, 2, paused=0b1) is None
+    assert tm.queue_depth(1) == 1
+    assert tm.dequeue_port(1, 3).tag == "data"
+    single = TrafficManager(priority_queues=1)
+    single.enqueue(job(port=1, priority=0, tag="only"), 0)
+    assert single.dequeue_port(1, 1, paused=0b1) is None
+    assert single.dequeue_port(1, 1).tag == "only"

@@ -25,6 +25,7 @@ from behavioral_model.tm import TrafficManager
 
 from .events import EventLoop
 from .link import Channel
+from .pfc import Pfc, PfcConfig
 from .target import SimTarget
 
 PRIORITY_QUEUES = 8  # the programs send control traffic at priority 7
@@ -46,13 +47,20 @@ class DeviceCounters:
 
 class SimDevice:
     def __init__(self, env: EventLoop, target: SimTarget,
-                 queue_depth: int) -> None:
+                 queue_depth: int, pfc: PfcConfig | None = None) -> None:
         self.env = env
         self.target = target
         self.name = target.name
         self.queue_depth = queue_depth
         self.tm = TrafficManager(priority_queues=PRIORITY_QUEUES, queue_depth=queue_depth)
         self.channels: dict[int, Channel] = {}
+        # The device at the far end of each port's cable, and its port there (PFC's
+        # frames go back to it).
+        self.peers: dict[int, tuple[SimDevice, int]] = {}
+        self.pfc = Pfc(self, pfc) if pfc is not None else None
+        # Per port: the priorities the next hop's PFC pauses (a mask; ports with none
+        # are not in it).
+        self.paused: dict[int, int] = {}
         self.counters = DeviceCounters()
         self.on_receive: FrameHook | None = None  # as a frame arrives on a port
         self.on_transmit: FrameHook | None = None  # before a frame leaves on a port
@@ -91,12 +99,18 @@ class SimDevice:
             counters.recirculated += 1
         tm = self.tm
         free_at = self._free_at
+        paused = self.paused
         for job in jobs:
             out = job.port
-            if out in self._waiting or free_at.get(out, 0.0) > now:
-                if tm.enqueue(job, now) and out not in self._waiting:
-                    self._waiting.add(out)
-                    self.env.call_later(free_at[out] - now, self._wake, out)
+            if out in self._waiting or free_at.get(out, 0.0) > now \
+                    or paused and paused.get(out, 0) >> job.priority & 1:
+                if tm.enqueue(job, now):
+                    if self.pfc is not None:
+                        self.pfc.queued(job)
+                    # A port held by a pause is woken by the resume (pfc_frame).
+                    if out not in self._waiting and free_at.get(out, 0.0) > now:
+                        self._waiting.add(out)
+                        self.env.call_later(free_at[out] - now, self._wake, out)
             elif tm.admit(out, job.priority, job.sm, now):
                 # The port is idle: the packet goes straight through its empty queue.
                 self._egress(device, job, now)
@@ -110,6 +124,8 @@ class SimDevice:
         """The pipeline was replaced (a reboot, a new config): queued packets belong
         to the old one and are flushed, as a switch does."""
         self.tm.clear()
+        if self.pfc is not None:
+            self.pfc.flushed()
         self._generation = self.target.generation
 
     # -- egress -------------------------------------------------------------------------
@@ -145,12 +161,46 @@ class SimDevice:
         tm = self.tm
         now = self.env.now
         while True:
-            job = tm.dequeue_port(port, now)
+            job = tm.dequeue_port(port, now, self.paused.get(port, 0))
             if job is None:
                 return
+            if self.pfc is not None:
+                self.pfc.dequeued(job)
             busy = self._egress(device, job, now)
             if busy:
                 if tm.queue_depth(port):
                     self._waiting.add(port)
                     self.env.call_later(busy, self._wake, port)
                 return
+
+    # -- PFC ----------------------------------------------------------------------------
+    def pfc_frame(self, port: int, priority: int, pause: bool) -> None:
+        """A PFC frame from the next hop on ``port``: ``priority`` may not be sent
+        there until a resume (``pause`` False) comes."""
+        mask = self.paused.get(port, 0)
+        if pause:
+            self.paused[port] = mask | 1 << priority
+            if self.pfc is not None:
+                self.pfc.counters.pauses_received += 1
+            return
+        mask &= ~(1 << priority)
+        if mask:
+            self.paused[port] = mask
+        else:
+            self.paused.pop(port, None)
+        self._resume(port)
+
+    def pfc_link_changed(self, port: int) -> None:
+        """The cable at ``port`` went down or came back: pauses on it are over."""
+        self.paused.pop(port, None)
+        self._resume(port)
+        if self.pfc is not None:
+            self.pfc.link_changed(port)
+
+    def _resume(self, port: int) -> None:
+        """Packets held on ``port`` may go again: wake the port when its cable is free."""
+        if port in self._waiting or not self.tm.queue_depth(port):
+            return
+        self._waiting.add(port)
+        self.env.call_later(max(self._free_at.get(port, 0.0) - self.env.now, 0.0),
+                            self._wake, port)

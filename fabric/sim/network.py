@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from .device import SimDevice
 from .events import EventLoop
 from .host import SimHost
 from .link import Cable, Channel
+from .pfc import PfcConfig
 from .target import SimTarget
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +41,7 @@ class NetworkConfig:
     host_delay_us: float = 0.5  # host <-> NIC host port, each way (no rate limit)
     queue_depth: int = 64  # packets per priority queue (BMv2's default)
     seed: int = 1
+    pfc: PfcConfig | None = None  # PFC on every device (the RoCE baseline's, if any)
 
 
 def program_path(program: str, topology: str) -> Path:
@@ -52,6 +54,15 @@ def program_path(program: str, topology: str) -> Path:
         if (base / path).is_file():
             return base / path
     return path
+
+
+def _pfc_watcher(dev_a: SimDevice, port_a: int, dev_b: SimDevice,
+                 port_b: int) -> Callable[[Cable], None]:
+    """What a cable's change of state means to PFC at both its ends."""
+    def changed(_cable: Cable) -> None:
+        dev_a.pfc_link_changed(port_a)
+        dev_b.pfc_link_changed(port_b)
+    return changed
 
 
 class Network:
@@ -71,7 +82,7 @@ class Network:
             assert node is not None
             access = node.access
             target = SimTarget(name, access.device_id, config.seed, self._now, c.CPU_PORT)
-            self.devices[name] = SimDevice(self.env, target, config.queue_depth)
+            self.devices[name] = SimDevice(self.env, target, config.queue_depth, config.pfc)
         self._cable_fabric()
         for nic in fabric.nics():
             self._attach_host(nic.name, str(ipaddress.IPv6Address(nic.ipv6)), transport)
@@ -101,6 +112,10 @@ class Network:
             dev_a, dev_b = self.devices[a], self.devices[b]
             dev_a.attach(port_a, Channel(self.env, cable, port_b, dev_b.receive))
             dev_b.attach(port_b, Channel(self.env, cable, port_a, dev_a.receive))
+            dev_a.peers[port_a] = (dev_b, port_b)
+            dev_b.peers[port_b] = (dev_a, port_a)
+            if self.config.pfc is not None:
+                cable.watchers.append(_pfc_watcher(dev_a, port_a, dev_b, port_b))
 
     def _attach_host(self, nic: str, address: str, transport: TransportConfig) -> None:
         device = self.devices[nic]
