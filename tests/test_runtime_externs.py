@@ -8,6 +8,7 @@ from behavioral_model.runtime.errors import InvalidConfigError
 from behavioral_model.runtime.externs import (
     GREEN,
     RED,
+    SPARSE_COUNTER_CELLS,
     YELLOW,
     CounterArray,
     CounterKind,
@@ -157,3 +158,28 @@ def test_meter_rejects_bad_rates_and_indexes() -> None:
         meters.set_rates(0, -1, 10, 1000, 10)
     with pytest.raises(InvalidConfigError, match="index 1"):
         meters.set_rates(1, 1, 1, 1, 1)
+
+
+@pytest.mark.parametrize("size", [4, SPARSE_COUNTER_CELLS + 1, 262_144])
+def test_small_and_large_counters_count_alike(size: int) -> None:
+    """A large counter keeps only its counted cells (a NIC's per-slot counters have
+    262,144 each); reading, writing, resetting and the generated code's in-place
+    ``cells[i] += n`` behave as on a small one."""
+    ctr = CounterArray("c", size, CounterKind.PACKETS_AND_BYTES)
+    last = size - 1
+    ctr.count(last, 100)
+    ctr.count(last, 50)
+    ctr.packet_counts[0] += 1  # as the generated pipelines count
+    ctr.byte_counts[0] += 64
+    ctr.count(size, 100)  # out of range: ignored
+    assert ctr.read(last) == (2, 150) and ctr.read(0) == (1, 64) and ctr.read(1) == (0, 0)
+    ctr.write(1, 7, 700)
+    assert ctr.read(1) == (7, 700)
+    with pytest.raises(InvalidConfigError):
+        ctr.read(size)
+    cells = ctr.packet_counts
+    ctr.reset()
+    assert ctr.packet_counts is cells
+    assert [ctr.read(i) for i in (0, 1, last)] == [(0, 0)] * 3
+    if size > SPARSE_COUNTER_CELLS:
+        assert len(cells) == 0  # nothing stored for cells never counted

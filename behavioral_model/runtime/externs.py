@@ -13,7 +13,7 @@ here reads a clock.
 from __future__ import annotations
 
 from array import array
-from collections.abc import MutableSequence
+from collections.abc import MutableMapping, MutableSequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
@@ -57,6 +57,29 @@ class CounterCell:
     bytes: int = 0
 
 
+# Counters with more cells than this keep only the cells ever counted (SparseCells).
+SPARSE_COUNTER_CELLS = 4096
+
+
+class SparseCells(dict[int, int]):
+    """A large counter's cells, only those ever counted stored: a missing one reads
+    0, and ``cells[i] += n`` works as on a list. A NIC's per-slot counters have
+    262,144 cells each (1,024 QPs x 256 EV slots) of which a run touches a few
+    hundred; as lists they were two thirds of a NIC's memory (16 of 24 MB), which a
+    fabric of 220 NICs multiplied into gigabytes. An increment costs ~50 ns more than
+    on a list, so counters of up to SPARSE_COUNTER_CELLS cells stay lists
+    (docs/simulator-performance.md)."""
+
+    __slots__ = ()
+
+    def __missing__(self, index: int) -> int:
+        return 0
+
+
+def _counter_cells(size: int) -> MutableMapping[int, int] | list[int]:
+    return SparseCells() if size > SPARSE_COUNTER_CELLS else [0] * size
+
+
 class CounterArray:
     """An indexed counter. Both totals are always kept, as in BMv2; ``kind`` tells
     the control plane which of them the P4 program declared. ``packet_counts`` and
@@ -67,8 +90,8 @@ class CounterArray:
         self.name = name
         self.size = size
         self.kind = CounterKind(kind)
-        self.packet_counts = [0] * size
-        self.byte_counts = [0] * size
+        self.packet_counts = _counter_cells(size)
+        self.byte_counts = _counter_cells(size)
 
     def count(self, index: int, nbytes: int) -> None:
         """Data plane: add one packet of ``nbytes``; out-of-range indexes are ignored."""
@@ -91,8 +114,11 @@ class CounterArray:
     def reset(self, index: int | None = None) -> None:
         """Zero one cell, or all of them when ``index`` is None."""
         if index is None:
-            self.packet_counts[:] = [0] * self.size
-            self.byte_counts[:] = [0] * self.size
+            for cells in (self.packet_counts, self.byte_counts):
+                if isinstance(cells, SparseCells):
+                    cells.clear()
+                else:
+                    cells[:] = [0] * self.size
             return
         self.write(index, 0, 0)
 
