@@ -2,14 +2,15 @@
 
 Every test starts from a fresh QP (rx_expected 0, empty window, no bytes received), so
 the expected window is written out by hand: ``cumulative_psn = expected - 1``; the SACK
-carries one 64-PSN window word, the one holding the arriving PSN (for probes and PSNs
-behind the window: the one holding ``expected``), with ``offset`` (sack_offset) = the
-word's first PSN - cumulative, so bit i of ``bitmap`` is PSN ``cumulative + offset + i``
-(4.3); for word 0 (PSNs 0..63) that is ``offset = 1 - expected`` and the bitmap is the
-set of PSNs that arrived. ``received_bytes`` = the sum of the inner IPv6 payload
-lengths delivered (WRITE_INNER_PLEN = 104 per write here). A SACK that answers a new
-packet includes that packet (it is delivered in the same pass; assumed, 4.3 says "the
-QP's delivered ... bytes").
+carries one 64-PSN window word, the one holding the arriving PSN (for PSNs behind the
+window: the one holding ``expected``; for probes, see ProbeNamedPsnTest), with
+``offset`` (sack_offset) = the word's first PSN - cumulative, so bit i of ``bitmap`` is
+PSN ``cumulative + offset + i`` (4.3); for word 0 (PSNs 0..63) that is
+``offset = 1 - expected`` and the bitmap is the set of PSNs that arrived.
+``received_bytes`` = the sum of the inner IPv6 payload lengths delivered
+(WRITE_INNER_PLEN = 104 per write here). A SACK that answers a new packet includes that
+packet (it is delivered in the same pass; assumed, 4.3 says "the QP's delivered ...
+bytes").
 """
 
 from __future__ import annotations
@@ -263,6 +264,30 @@ class ProbeAnswerTest(MrcNicTest):
                               offset=0, bitmap=0b101, received_bytes=2 * B,
                               pr=SACK_PR_PROBE)
         self.assertEqual(self.counter("event_counter", NIC_EVENT_PROBE_ANSWERED) - before, 2)
+
+
+class ProbeNamedPsnTest(MrcNicTest):
+    """A probe names a PSN in its BTH [ours] (4.2): inside the window, its answer reports
+    the window word holding that PSN; outside it, or when that word is empty, the word at
+    ``expected``, as before. The cumulative PSN is the real one. sack_every 255: PSNs 1, 2,
+    3 (word 0), 66, 70 (word 1) and 130 (word 2) arrive, delivered and not SACKed; PSN 0
+    is missing (expected 0, cumulative 0xFFFFFF). Probes naming PSN 0: word 0 = 0b1110 at
+    offset 1; 68: word 1 = bits 2 and 6 at offset 65; 129: word 2 = bit 2 at offset 129;
+    200 (word 3 empty) and 0x777 (d = 1,911, outside): word 0 at offset 1. Not delivered;
+    received_bytes 6 writes. event_counter[PROBE_ANSWERED] +5."""
+
+    def runTest(self) -> None:
+        qp = self.new_qp(sack_every=255)
+        for psn in (1, 2, 3, 66, 70, 130):
+            self.expect_delivered_only(fabric_data(qp, PEER_EVS[psn % 4], psn))
+        before = self.counter("event_counter", NIC_EVENT_PROBE_ANSWERED)
+        word0 = dict(offset=1, bitmap=0b1110)
+        for psn, word in ((0, word0), (68, dict(offset=65, bitmap=1 << 2 | 1 << 6)),
+                          (129, dict(offset=129, bitmap=1 << 2)), (200, word0),
+                          (0x777, word0)):
+            self.expect_sack_only(qp, fabric_probe(qp, EV1, psn=psn), cumulative_psn=NO_PSN,
+                                  received_bytes=6 * B, pr=SACK_PR_PROBE, **word)
+        self.assertEqual(self.counter("event_counter", NIC_EVENT_PROBE_ANSWERED) - before, 5)
 
 
 class WindowWordsTest(MrcNicTest):

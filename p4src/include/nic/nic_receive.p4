@@ -124,12 +124,29 @@ control NicReceive(in headers_t hdr, inout nic_metadata_t meta) {
         bool filled = false;
 
         if (meta.rx_probe) {
-            // A probe uses no PSN: its answer reports the window as it is and
+            // A probe takes no PSN: its answer reports the window as it is and
             // echoes the probe's EV (docs/mrc-protocol.md section 3, PROBE).
+            // The PSN in its BTH names what the sender asks about [ours]: inside
+            // the window, the answer reports that PSN's word (a sender that
+            // sees a transmission overtaken asks about it at its deadline, and
+            // learns of a hole past the first without waiting for the holes
+            // below it to fill, docs/mrc-nic.md 4.3).  Outside the window, or
+            // when that word is empty (an empty bitmap says nothing), the word
+            // at `expected`, as the walk leaves it.
             meta.reply = NIC_REPLY_SACK;
             meta.sack_pr = SACK_PR_PROBE;
             walking = true;
             event_counter.count(NIC_EVENT_PROBE_ANSWERED);
+            bit<24> asked = meta.psn - expected;
+            if (asked < (bit<24>)NIC_RX_WINDOW) {
+                NIC_REG_READ(known, rx_bitmap, NIC_RX_WORD_INDEX(meta.qp_index, meta.psn));
+                known_base = meta.psn & 0xFFFFC0;
+                if (known != 0) {
+                    reported = true;
+                    report_base = known_base;
+                    report_bits = known;
+                }
+            }
         } else if (hdr.ipv6.dscp == DSCP_TRIMMED || hdr.ipv6.dscp == DSCP_TRIMMED_LASTHOP) {
             // A trimmed header: tell the sender at once which PSN and EV, so it
             // retransmits without waiting for a timeout [paper].  The window
