@@ -73,7 +73,7 @@ class _InFlight:
     """A posted PSN that no SACK has covered yet: its frame stays for retransmission."""
 
     __slots__ = ("psn", "message", "frame", "size", "sent_at", "tx_seq", "first_tx_seq",
-                 "acked_before", "deferred")
+                 "acked_before", "deferred", "asked_at")
 
     def __init__(self, psn: int, message: _Message, frame: bytes, size: int,
                  sent_at: float, tx_seq: int, acked_before: int) -> None:
@@ -86,6 +86,7 @@ class _InFlight:
         self.first_tx_seq = tx_seq
         self.acked_before = acked_before  # the QP's acknowledged count at that time
         self.deferred = False  # the receiver had no room (NACK): resend, but not "lost"
+        self.asked_at: float | None = None  # when a state probe last named this transmission
 
 
 class QpSender:
@@ -117,8 +118,8 @@ class QpSender:
         # is the receiver's answer to a second copy (rack.py: our DSACK)
         self._resent_acked: set[int] = set()
         self._gap_deadline: float | None = None  # when to ask about a candidate (probe)
-        self._probe_at: float | None = None  # the outstanding state probe's send time
-        self._last_probe_at: float | None = None  # the latest state probe's
+        self._gap_psn = 0  # the candidate's PSN, the one the probe names
+        self._probes: dict[int, float] = {}  # outstanding state probes: PSN -> send time
         self._probe_ev: int | None = None  # the EV of the latest data SACK: a good path
         self._bytes_in_flight = 0
         self.cc = Nscc(config.nscc, config.mtu, clock.now()) if config.cc == "nscc" else None
@@ -177,15 +178,18 @@ class QpSender:
         self._pump()
         return handle
 
-    def probe(self, ev: int) -> int:
+    def probe(self, ev: int, psn: int | None = None) -> int:
         """Post a probe on EV ``ev`` (docs/mrc-nic.md 3: EV[31:16] in the UDP source
-        port, EV[15:0] in the flow label); returns its probe id. Its answer reports the
-        receiver's window as it is then (rack.py uses that)."""
+        port, EV[15:0] in the flow label) naming ``psn`` (default: the first PSN not
+        acknowledged); returns its probe id. Its answer reports the receiver's window
+        as it is then: the 64-PSN word holding ``psn`` if the receiver has any of it,
+        else the word of its first hole (mrc-nic.md 4.2; rack.py uses that)."""
         probe_id = self._next_probe_id
         self._next_probe_id = (probe_id + 1) & 0xFFFF
         route = replace(self.route, sport=ev >> 16 & 0xFFFF, flow_label=ev & 0xFFFF)
-        # No PSN is assigned to probes; the BTH carries the next PSN for the reader's sake.
-        self._post(encode_probe(route, dest_qp=self.qpn, psn=wire_psn(self._next_psn),
+        asked = self._cum + 1 if psn is None else psn
+        # A probe takes no PSN; its BTH PSN names the one it asks about [ours].
+        self._post(encode_probe(route, dest_qp=self.qpn, psn=wire_psn(asked),
                                 probe_id=probe_id, src_conn_id=self.qpn & _CONN_ID_MASK,
                                 dst_conn_id=self.remote_qpn & _CONN_ID_MASK))
         self.stats.probes_sent += 1
@@ -273,6 +277,7 @@ class QpSender:
         sent.tx_seq = self._next_tx_seq()
         sent.acked_before = self._acked_count
         sent.deferred = False
+        sent.asked_at = None
         self._deferred.discard(sent.psn)
         self._in_flight.move_to_end(sent.psn)
         self._post(sent.frame)
@@ -298,6 +303,10 @@ class QpSender:
         if cum >= self._next_psn:  # acknowledges PSNs never posted: not about us
             self.stats.sacks_ignored += 1
             return
+        # The state probe this answers: the answer's BTH PSN is the one it named
+        probe_at = None
+        if sack.pr == SACK_PR_PROBE and self._probes:
+            probe_at = self._probes.pop(unwrap_psn(sack.psn, self._cum + 1), None)
         done: list[WriteHandle] = []
         acked: list[_InFlight] = []
         in_flight = self._in_flight
@@ -308,6 +317,8 @@ class QpSender:
                 if sent is not None:
                     acked.append(sent)
             self._cum = cum
+            if self._probes:  # answers lost: asked about PSNs acknowledged since
+                self._probes = {psn: at for psn, at in self._probes.items() if psn > cum}
         # General SACK rule: bitmap bit i is PSN cumulative_psn + sack_offset + i (the
         # NIC places the 64 bits anywhere in its window, mrc-nic.md 4.3).
         base = cum + sack.sack_offset
@@ -323,10 +334,9 @@ class QpSender:
         self._note_duplicates(sack, acked, window_moved)
         evidence = self._on_acked(sack, acked, done)
         if sack.pr == SACK_PR_PROBE:
-            if self._probe_at is not None:
-                probe = self._rack.probe_evidence(self._probe_at, self.clock.now())
+            if probe_at is not None:
+                probe = self._rack.probe_evidence(probe_at, self.clock.now())
                 evidence = max(evidence or 0.0, probe)
-            self._probe_at = None
         else:
             self._probe_ev = sack.echoed_ev
         if evidence is not None:
@@ -360,7 +370,9 @@ class QpSender:
         (rack.py): the latest send time of a transmission it acknowledged for sure."""
         now = self.clock.now()
         rack = self._rack
-        trigger = unwrap_psn(sack.psn, self._cum)  # the data packet that caused the SACK
+        # The data packet that caused the SACK; a probe's answer names the PSN it asked
+        # about, which is no round-trip sample
+        trigger = None if sack.pr == SACK_PR_PROBE else unwrap_psn(sack.psn, self._cum)
         sample = None
         evidence = None
         acked_bytes = 0
@@ -412,9 +424,11 @@ class QpSender:
             self.stats.retransmits_gap += 1
 
     def _set_gap_deadline(self) -> None:
-        """The deadline of the oldest transmission a later one overtook (the first in
-        transmission order) that enough acknowledgements followed: then a probe asks
-        the receiver about it, at most one per recent round trip and window."""
+        """The next probe about a transmission a later one overtook and enough
+        acknowledgements followed (rack.py): at its deadline, or, once asked about,
+        a recent round trip and window after the probe (its answer may be lost). The
+        transmissions asked about come first in transmission order, so the search
+        stops at the first one not asked about yet: its deadline is the earliest."""
         self._gap_deadline = None
         rack = self._rack
         interval = rack.recent_rtt + rack.reorder
@@ -424,20 +438,28 @@ class QpSender:
         for sent in self._in_flight.values():
             if sent.tx_seq >= rack.tx_seq:
                 return
-            if not sent.deferred and self._acked_count - sent.acked_before >= threshold:
+            if sent.deferred or self._acked_count - sent.acked_before < threshold:
+                continue
+            if sent.asked_at is None:
                 deadline = rack.deadline(sent)
-                if self._last_probe_at is not None:
-                    deadline = max(deadline, self._last_probe_at + interval)
+            else:
+                deadline = sent.asked_at + interval
+            if self._gap_deadline is None or deadline < self._gap_deadline:
                 self._gap_deadline = deadline
+                self._gap_psn = sent.psn
+            if sent.asked_at is None:
                 return
 
     def _state_probe(self) -> None:
-        """Ask the receiver for its window (rack.py): a probe on the EV of the latest
-        data SACK, whose answer shows the first hole as it is now."""
-        if self._probe_ev is None:
+        """Ask the receiver about the transmission whose deadline passed (rack.py): a
+        probe naming its PSN on the EV of the latest data SACK, whose answer shows
+        that PSN's word as it is now."""
+        sent = self._in_flight.get(self._gap_psn)
+        if self._probe_ev is None or sent is None:
             return
-        self._probe_at = self._last_probe_at = self.clock.now()
-        self.probe(self._probe_ev)
+        now = self.clock.now()
+        sent.asked_at = self._probes[sent.psn] = now
+        self.probe(self._probe_ev, sent.psn)
         self.stats.state_probes += 1
 
     def _lost(self, sent: _InFlight) -> None:
@@ -498,8 +520,8 @@ class QpSender:
         timeout retransmit (and report as lost) the oldest transmission;
         after ``max_retries`` timeouts in a row without progress, fail the QP."""
         now = self.clock.now()
-        if self._gap_deadline is not None and self._gap_deadline <= now:
-            self._state_probe()
+        while self._gap_deadline is not None and self._gap_deadline <= now:
+            self._state_probe()  # names the PSN, asked_at = now: a later deadline next
             self._set_gap_deadline()
         if not self._in_flight:
             return

@@ -175,9 +175,14 @@ class BackToBack:
     def _reply(self, side: NicSide, peer: NicSide, qp: int, psn: int, window: RxWindow,
                pr: int = 0, ev: int = 0) -> None:
         # The 64 bits of the SACK: the aligned 64-PSN word holding ``psn`` (from
-        # ``expected`` when that word starts earlier), at an offset (mrc-nic.md 4.3).
+        # ``expected`` when that word starts earlier), at an offset (mrc-nic.md 4.3); a
+        # probe's ``psn`` is the one it names: outside the window, or its word empty,
+        # the first hole's (4.2).
         start = ((psn & ~63) - window.expected) & PSN_MASK
-        if start >= NIC_RX_WINDOW or pr == SACK_PR_PROBE:  # a probe: the first hole's
+        if pr == SACK_PR_PROBE and ((psn - window.expected) & PSN_MASK >= NIC_RX_WINDOW
+                                    or not window.bitmap >> start & (1 << 64) - 1):
+            start = 0
+        if start >= NIC_RX_WINDOW:
             start = 0
         route = Route(MAC, MAC, peer.address, side.address)
         side.port.deliver(encode_sack(

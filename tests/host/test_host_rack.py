@@ -39,7 +39,7 @@ def probed_side() -> OneEndpoint:
     assert side.posted() == []
     side.timer()
     assert side.clock.now() == pytest.approx(0.0235)
-    assert [type(p).__name__ for p in side.posted()] == ["ProbePacket"]
+    assert [(type(p).__name__, p.psn) for p in side.posted()] == [("ProbePacket", 1)]
     return side
 
 
@@ -57,12 +57,12 @@ def test_a_fast_probes_answer_takes_no_packet_it_overtook_for_lost() -> None:
     # evidence 20 ms), and the probe's evidence is 23.5 - (10 - 1) = 14.5 ms: PSN 1
     # (10 + 3 <= 20) is lost; PSN 3, sent 3.5 ms before the probe, may still be on
     # its way behind it.
-    side.sack(cumulative=0, bitmap=0b1010, pr=SACK_PR_PROBE)
+    side.sack(cumulative=0, bitmap=0b1010, pr=SACK_PR_PROBE, psn=1)
     assert lost_psns(side) == [1]
 
 
 def test_a_probe_as_slow_as_data_is_evidence_from_its_send_time() -> None:
     side = probed_side()
     side.clock.set(0.0335)  # the answer after 10 ms, as data
-    side.sack(cumulative=0, bitmap=0b1010, pr=SACK_PR_PROBE)
+    side.sack(cumulative=0, bitmap=0b1010, pr=SACK_PR_PROBE, psn=1)
     assert lost_psns(side) == [1, 3]  # 20 + 3 <= 23.5: PSN 3 too

@@ -388,10 +388,10 @@ def test_an_overtaken_psn_is_asked_about_by_a_probe_at_its_deadline() -> None:
     side.timer()  # PSN 1's deadline, long before the 1 s timeout
     assert side.clock.now() == pytest.approx(0.0245)
     probes = side.posted()
-    assert [(type(p).__name__, p.sport << 16 | p.flow_label) for p in probes] == [
-        ("ProbePacket", 0x20005)]  # on the EV of the latest data SACK
+    assert [(type(p).__name__, p.sport << 16 | p.flow_label, p.psn) for p in probes] == [
+        ("ProbePacket", 0x20005, 1)]  # on the EV of the latest data SACK, naming PSN 1
     side.clock.advance(0.010)
-    side.sack(cumulative=0, bitmap=0b110, pr=SACK_PR_PROBE, ev=0x20005)  # still missing
+    side.sack(cumulative=0, bitmap=0b110, pr=SACK_PR_PROBE, ev=0x20005, psn=1)  # missing
     assert [(type(p).__name__, p.psn) for p in side.posted()] == [("NackPacket", 1),
                                                                   ("WritePacket", 1)]
     stats = side.endpoint.qp_stats(QP)
