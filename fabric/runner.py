@@ -221,11 +221,13 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
                            if roce and spec.pfc is not None else None)
     network = Network(plan, config, transport_config(scenario))
     if roce:
+        dcqcn = DcqcnConfig(line_rate_gbps=rate,
+                            increase_period_us=scenario.transport.dcqcn_timer_us)
         for host in network.hosts.values():
             host.endpoint = RoceEndpoint(host.port, host.endpoint.local,
                                          clock=EnvClock(network.env),
                                          config=transport_config(scenario, roce=True),
-                                         dcqcn=DcqcnConfig(line_rate_gbps=rate))
+                                         dcqcn=dcqcn)
     metrics = Metrics(plan, scenario.bin_us)
     controller = FabricController(plan, probes=probe_schedule(scenario, network.env))
     try:

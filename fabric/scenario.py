@@ -86,6 +86,9 @@ class TransportSpec(_Strict):
     # RoCE's local ACK timeout (RC's, fixed per QP; NCCL_IB_TIMEOUT sets it): the RoCE
     # baseline's RTO. None: rto_us.
     roce_rto_us: float | None = Field(None, gt=0)
+    # DCQCN's rate-increase timer T (host/roce/dcqcn.py; the paper's 55 us): a scenario
+    # whose transfers are scaled down may scale it, and says why
+    dcqcn_timer_us: float = Field(55.0, gt=0)
     reorder_allowance_us: float = Field(2.0, ge=0)  # loss detection's jitter allowance
     cc: Literal["none", "nscc"] = "none"  # congestion control (docs/congestion-and-loss.md)
     nscc: NsccConfig = NsccConfig()

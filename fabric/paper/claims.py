@@ -1,6 +1,7 @@
 """A paper experiment's claims: what the paper shows, its number, and ours measured by
 a check (a metric with the bound that is our tolerance), in one sweep point's runs, or
-as the ratio of two measurements (``versus``)."""
+as the ratio of two measurements (``versus``). A metric of ``fairshare.PAPER_METRICS``
+measures the whole experiment (hashed paths, solo run) instead of one run."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..checks import METRICS, fmt, measure
 from ..experiment import Experiment
 from ..runner import load_plan
 from ..scenario import Check
+from .fairshare import PAPER_METRICS, paper_value
 
 __all__ = ["Claim", "Measure", "judge"]
 
@@ -52,20 +54,25 @@ def _find(experiments: list[list[Experiment]], m: Measure) -> Experiment | None:
     return None
 
 
-def _value(experiments: list[list[Experiment]], m: Measure) -> float | None:
+def _value(experiments: list[list[Experiment]], m: Measure
+           ) -> tuple[float | None, list[dict[str, Any]]]:
+    """The measure's value, and the flows it was measured on (a paper metric's)."""
     experiment = _find(experiments, m)
     if experiment is None:
-        return None
+        return None, []
+    if m.metric in PAPER_METRICS:
+        return paper_value(experiment, m.metric, m.run, m.workload or "")
     return measure(m.check(), experiment.scenario, experiment.runs,
-                   load_plan(experiment.scenario)).value
+                   load_plan(experiment.scenario)).value, []
 
 
 def judge(claim: Claim, experiments: list[list[Experiment]]) -> dict[str, Any]:
     """The claim's row of the "paper vs ours" table."""
-    value = _value(experiments, claim.measure)
-    unit = METRICS[claim.measure.metric].unit
+    value, flows = _value(experiments, claim.measure)
+    metric = claim.measure.metric
+    unit = (PAPER_METRICS[metric] if metric in PAPER_METRICS else METRICS[metric]).unit
     if claim.versus is not None:
-        other = _value(experiments, claim.versus)
+        other, _ = _value(experiments, claim.versus)
         value = round(value / other, 3) if value is not None and other else None
         unit = "x"
     check = claim.measure.check(claim.compare, claim.bound)
@@ -76,7 +83,10 @@ def judge(claim: Claim, experiments: list[list[Experiment]]) -> dict[str, Any]:
         result = "expected failure"
     else:
         result = "FAIL"
-    return {"claim": claim.what, "paper": claim.paper,
-            "ours": fmt(value, unit), "value": value,
-            "bound": f"{claim.compare} {fmt(claim.bound, unit)}", "result": result,
-            "ok": ok, "why": claim.expected_failure}
+    row = {"claim": claim.what, "paper": claim.paper,
+           "ours": fmt(value, unit), "value": value,
+           "bound": f"{claim.compare} {fmt(claim.bound, unit)}", "result": result,
+           "ok": ok, "why": claim.expected_failure}
+    if flows:
+        row["flows"] = flows
+    return row
