@@ -8,6 +8,8 @@ experiment shows in docs/experiments.md."""
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+
 import pytest
 from conftest import assert_claim, paper
 
@@ -47,3 +49,24 @@ def test_a_scenario_two_files_share_runs_once(name: str) -> None:
     assert qps.runs is size.runs
     assert qps.report["scenario"] != size.report["scenario"]
     assert qps.report["figures"] == size.report["figures"]
+
+
+@pytest.mark.parametrize("name", ["fig20"])
+def test_fig20_n_is_the_flows_on_the_busiest_link_of_each_hashed_path(name: str) -> None:
+    """Each RoCE flow's n counts the permutation's flows hashed onto its T0 uplink or
+    its T1 downlink, whichever has more; the flows sharing an uplink share its capacity:
+    their goodputs add up to at most one line rate (5 % slack: the line rate is one
+    flow's goodput alone, with its latency), which they could not if n were wrong."""
+    claims = paper(name).claims
+    flows = next(c for c in claims if c["claim"].startswith("RoCE 1 QP: every flow at least"))
+    assert len(flows["flows"]) == 16
+    ups = Counter((f["path"][0], f["path"][1]) for f in flows["flows"])
+    downs = Counter((f["path"][1], f["path"][2]) for f in flows["flows"])
+    on_uplink: defaultdict[tuple[str, str], float] = defaultdict(float)
+    for f in flows["flows"]:
+        src_t0, t1, dst_t0 = f["path"]
+        assert src_t0 != dst_t0  # across racks
+        assert f["n"] == max(ups[(src_t0, t1)], downs[(t1, dst_t0)])
+        on_uplink[(src_t0, t1)] += f["ratio"]
+    assert max(f["n"] for f in flows["flows"]) >= 2  # seed 1 hashes some onto one spine
+    assert max(on_uplink.values()) <= 1.05
