@@ -37,10 +37,8 @@ A transmission that a later one overtook but no SACK has shown missing (its word
 not reported, or no SACK came since: the tail) is asked about: at its deadline (its
 send time + the recent round trip + the window; the recent round trip is the
 largest of the last ``RTT_HISTORY`` smallest round trips, as queues grow) the sender
-posts a probe naming its PSN, whose answer reports the receiver's 64-PSN word holding
-that PSN (the first hole's if the receiver has none of it), made after the deadline.
-Each such transmission is asked about at its own deadline, so holes a word apart are
-found together, not one after another as the ones below them fill.
+posts a probe, whose answer reports the receiver's first hole, made after the
+deadline.
 """
 
 from __future__ import annotations
