@@ -10,7 +10,7 @@ below it are filled. A transmission is lost when a SACK shows its PSN missing an
 that SACK's *evidence time* is at least the reordering window after the
 transmission: the evidence time is the latest send time of what the SACK
 acknowledged for the first time (those arrived before the SACK was made), or, for
-the answer to a probe, the probe's send time moved back by how much faster than any
+the answer to a probe, the probe's send time moved back by how much faster than a recent
 data packet the probe went there and back (a probe is a small control packet that a
 full data packet behind it cannot catch: seen with a T0-T1 link down on 8 planes, a
 probe's round trip was 4 us against 11.8 us for the fastest data, and its answer took
@@ -37,8 +37,9 @@ A transmission that a later one overtook but no SACK has shown missing (its word
 not reported, or no SACK came since: the tail) is asked about: at its deadline (its
 send time + the recent round trip + the window; the recent round trip is the
 largest of the last ``RTT_HISTORY`` smallest round trips, as queues grow) the sender
-posts a probe, whose answer reports the receiver's first hole, made after the
-deadline.
+posts a probe naming its PSN, whose answer reports the receiver's word holding that
+PSN, made after the deadline (host/sender.py keeps at most ``OUTSTANDING_PROBES``
+unanswered).
 """
 
 from __future__ import annotations
@@ -124,12 +125,14 @@ class Rack:
 
     def probe_evidence(self, probe_sent_at: float, now: float) -> float:
         """The evidence time of a probe's answer that arrives ``now``: the probe's
-        send time, less what its round trip was shorter than the smallest data one.
-        A data packet sent at s arrives at s + (min_rtt - r/2) at the soonest, the
-        probe at its send time + r/2 (r: its round trip, the answer's way back as
-        long as a SACK's): the data missing then is overdue only if sent before the
-        probe's send time - (min_rtt - r)."""
-        lead = (self.min_rtt or 0.0) - (now - probe_sent_at)
+        send time, less what its round trip was shorter than a recent data one. A
+        data packet sent at s arrives at s + (rtt - r/2), the probe at its send time
+        + r/2 (r: its round trip, the answer's way back as long as a SACK's): the
+        data missing then is overdue only if sent before the probe's send time -
+        (rtt - r). A probe travels at the control priority and jumps the data queues,
+        so rtt is the recent round trip (the largest of the last smallest ones), not
+        the smallest: after a failure moves traffic, queued data is not lost."""
+        lead = self.recent_rtt - (now - probe_sent_at)
         return probe_sent_at - max(0.0, lead)
 
     def lost(self, sent: Transmission, evidence: float) -> bool:

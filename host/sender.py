@@ -51,6 +51,14 @@ _CONN_ID_MASK = 0xFFFF  # connection ids are the low 16 bits of the QPNs (mrc-ni
 _MSG_SEQ_MASK = 0xFFFF
 _TRIM_REASONS = (NACK_TRIMMED, NACK_TRIMMED_LASTHOP)
 _BITMAP_MASK = (1 << 64) - 1  # the SACK bitmap's 64 bits
+# State probes unanswered at once, each naming the overtaken PSN it asks about [ours].
+# After a failure every overtaken PSN reaches its deadline within microseconds: with
+# no cap, ~40 probes went out in 15 us (two NIC ports down of 8), their answers jumped
+# the data queued behind the failure and showed queued PSNs as missing, and the
+# duplicates of those retransmissions widened the reordering window 14-fold
+# (docs/congestion-and-loss.md). Two keep a hole per round trip and window from
+# waiting for the one below it to fill (~20 holes 32 PSNs apart: 82 % -> 99 %).
+OUTSTANDING_PROBES = 2
 
 
 class _Message:
@@ -73,7 +81,7 @@ class _InFlight:
     """A posted PSN that no SACK has covered yet: its frame stays for retransmission."""
 
     __slots__ = ("psn", "message", "frame", "size", "sent_at", "tx_seq", "first_tx_seq",
-                 "acked_before", "deferred")
+                 "acked_before", "deferred", "asked_at")
 
     def __init__(self, psn: int, message: _Message, frame: bytes, size: int,
                  sent_at: float, tx_seq: int, acked_before: int) -> None:
@@ -86,6 +94,7 @@ class _InFlight:
         self.first_tx_seq = tx_seq
         self.acked_before = acked_before  # the QP's acknowledged count at that time
         self.deferred = False  # the receiver had no room (NACK): resend, but not "lost"
+        self.asked_at: float | None = None  # when a state probe last named this transmission
 
 
 class QpSender:
@@ -117,8 +126,8 @@ class QpSender:
         # is the receiver's answer to a second copy (rack.py: our DSACK)
         self._resent_acked: set[int] = set()
         self._gap_deadline: float | None = None  # when to ask about a candidate (probe)
-        self._probe_at: float | None = None  # the outstanding state probe's send time
-        self._last_probe_at: float | None = None  # the latest state probe's
+        self._gap_psn = 0  # the candidate's PSN, the one the probe names
+        self._probes: dict[int, float] = {}  # outstanding state probes: PSN -> send time
         self._probe_ev: int | None = None  # the EV of the latest data SACK: a good path
         self._bytes_in_flight = 0
         self.cc = Nscc(config.nscc, config.mtu, clock.now()) if config.cc == "nscc" else None
@@ -276,6 +285,7 @@ class QpSender:
         sent.tx_seq = self._next_tx_seq()
         sent.acked_before = self._acked_count
         sent.deferred = False
+        sent.asked_at = None
         self._deferred.discard(sent.psn)
         self._in_flight.move_to_end(sent.psn)
         self._post(sent.frame)
@@ -301,6 +311,10 @@ class QpSender:
         if cum >= self._next_psn:  # acknowledges PSNs never posted: not about us
             self.stats.sacks_ignored += 1
             return
+        # The state probe this answers: the answer's BTH PSN is the one it named
+        probe_at = None
+        if sack.pr == SACK_PR_PROBE and self._probes:
+            probe_at = self._probes.pop(unwrap_psn(sack.psn, self._cum + 1), None)
         done: list[WriteHandle] = []
         acked: list[_InFlight] = []
         in_flight = self._in_flight
@@ -311,6 +325,8 @@ class QpSender:
                 if sent is not None:
                     acked.append(sent)
             self._cum = cum
+            if self._probes:  # answers lost: asked about PSNs acknowledged since
+                self._probes = {psn: at for psn, at in self._probes.items() if psn > cum}
         # General SACK rule: bitmap bit i is PSN cumulative_psn + sack_offset + i (the
         # NIC places the 64 bits anywhere in its window, mrc-nic.md 4.3).
         base = cum + sack.sack_offset
@@ -326,10 +342,9 @@ class QpSender:
         self._note_duplicates(sack, acked, window_moved)
         evidence = self._on_acked(sack, acked, done)
         if sack.pr == SACK_PR_PROBE:
-            if self._probe_at is not None:
-                probe = self._rack.probe_evidence(self._probe_at, self.clock.now())
+            if probe_at is not None:
+                probe = self._rack.probe_evidence(probe_at, self.clock.now())
                 evidence = max(evidence or 0.0, probe)
-            self._probe_at = None
         else:
             self._probe_ev = sack.echoed_ev
         if evidence is not None:
@@ -417,9 +432,13 @@ class QpSender:
             self.stats.retransmits_gap += 1
 
     def _set_gap_deadline(self) -> None:
-        """The deadline of the oldest transmission a later one overtook (the first in
-        transmission order) that enough acknowledgements followed: then a probe asks
-        the receiver about it, at most one per recent round trip and window."""
+        """The next probe about a transmission a later one overtook and enough
+        acknowledgements followed (rack.py): at its deadline, or, once asked about,
+        a recent round trip and window after the probe (its answer may be lost). The
+        transmissions asked about come first in transmission order, so the search
+        stops at the first one not asked about yet: its deadline is the earliest. A
+        new one is asked about only while fewer than OUTSTANDING_PROBES are
+        unanswered."""
         self._gap_deadline = None
         rack = self._rack
         interval = rack.recent_rtt + rack.reorder
@@ -429,21 +448,30 @@ class QpSender:
         for sent in self._in_flight.values():
             if sent.tx_seq >= rack.tx_seq:
                 return
-            if not sent.deferred and self._acked_count - sent.acked_before >= threshold:
+            if sent.deferred or self._acked_count - sent.acked_before < threshold:
+                continue
+            if sent.asked_at is None:
+                if len(self._probes) >= OUTSTANDING_PROBES:
+                    return
                 deadline = rack.deadline(sent)
-                if self._last_probe_at is not None:
-                    deadline = max(deadline, self._last_probe_at + interval)
+            else:
+                deadline = sent.asked_at + interval
+            if self._gap_deadline is None or deadline < self._gap_deadline:
                 self._gap_deadline = deadline
+                self._gap_psn = sent.psn
+            if sent.asked_at is None:
                 return
 
     def _state_probe(self) -> None:
-        """Ask the receiver for its window (rack.py): a probe naming the first PSN not
-        acknowledged on the EV of the latest data SACK, whose answer shows the first
-        hole as it is now."""
-        if self._probe_ev is None:
+        """Ask the receiver about the transmission whose deadline passed (rack.py): a
+        probe naming its PSN on the EV of the latest data SACK, whose answer shows
+        that PSN's word as it is now."""
+        sent = self._in_flight.get(self._gap_psn)
+        if self._probe_ev is None or sent is None:
             return
-        self._probe_at = self._last_probe_at = self.clock.now()
-        self.probe(self._probe_ev)
+        now = self.clock.now()
+        sent.asked_at = self._probes[sent.psn] = now
+        self.probe(self._probe_ev, sent.psn)
         self.stats.state_probes += 1
 
     def _lost(self, sent: _InFlight) -> None:
@@ -504,8 +532,8 @@ class QpSender:
         timeout retransmit (and report as lost) the oldest transmission;
         after ``max_retries`` timeouts in a row without progress, fail the QP."""
         now = self.clock.now()
-        if self._gap_deadline is not None and self._gap_deadline <= now:
-            self._state_probe()
+        while self._gap_deadline is not None and self._gap_deadline <= now:
+            self._state_probe()  # names the PSN, asked_at = now: a later deadline next
             self._set_gap_deadline()
         if not self._in_flight:
             return

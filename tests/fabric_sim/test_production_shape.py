@@ -163,11 +163,14 @@ def test_a_lossy_ev_is_retired_within_50us_alone_and_the_rate_holds(
 
 # A T1 of plane 0; a T0-T1 link of plane 6 (T0 ports 2-5 go to the plane's 4 T1s)
 # with seed 4, where a state probe's fast answer once retired six good EVs, one on
-# each of six other planes (host/rack.py, probe evidence).
+# each of six other planes (host/rack.py, probe evidence); a T0-T1 link of plane 0
+# with seed 8, where a refill EV on the dead link left ~20 holes 32 PSNs apart that
+# probes naming the first PSN not acknowledged found one per round trip (82 %).
 @pytest.mark.parametrize(("down", "plane", "seed"), [
     ((("action", "switch-down"), ("device", "p0-t1-0")), 0, 1),
-    ((("action", "down"), ("link", "p6-t0-0:4")), 6, 4)],
-    ids=["t1", "t0-t1-link-plane6-seed4"])
+    ((("action", "down"), ("link", "p6-t0-0:4")), 6, 4),
+    ((("action", "down"), ("link", "p0-t0-0:2")), 0, 8)],
+    ids=["t1", "t0-t1-link-plane6-seed4", "t0-t1-link-plane0-seed8"])
 def test_a_t1_or_link_down_costs_no_long_stall_and_retires_only_its_plane(
         down: tuple[tuple[str, object], ...], plane: int, seed: int) -> None:
     reference = run(SIXTEEN_EVS, seed=seed).result

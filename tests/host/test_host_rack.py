@@ -4,6 +4,8 @@ for what was sent before it by more than the probe's lead (docs/congestion-and-l
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 from host_harness import OneEndpoint
 from test_host_sender import rack_side, send_at
@@ -13,16 +15,30 @@ from host.rack import Rack
 from protocol.constants import SACK_PR_PROBE
 
 
-@pytest.mark.parametrize(("min_rtt", "probe_rtt", "evidence"), [
-    (None, 0.001, 0.100),    # no round trip yet: nothing to compare with
-    (0.010, 0.010, 0.100),   # as slow as data: its send time
-    (0.010, 0.015, 0.100),   # slower than data: its send time, never later
-    (0.010, 0.004, 0.094),   # 6 ms faster than any data packet: 6 ms earlier
+@dataclass
+class _Sent:
+    sent_at: float
+    tx_seq: int
+    first_tx_seq: int
+
+
+@pytest.mark.parametrize(("round_trips", "probe_rtt", "evidence"), [
+    ((), 0.001, 0.100),              # no round trip yet: nothing to compare with
+    ((0.010,), 0.010, 0.100),        # as slow as data: its send time
+    ((0.010,), 0.015, 0.100),        # slower than data: its send time, never later
+    ((0.010,), 0.004, 0.094),        # 6 ms faster than data: 6 ms earlier
+    # Queues grew (round trips 10 then 14 ms): data sent 10 ms before the probe may
+    # still be queued where the probe, at the control priority, went past it; the
+    # lead is measured from the recent round trip, 14 ms, not the smallest.
+    ((0.010, 0.014), 0.004, 0.090),
 ])
 def test_probe_evidence_moves_back_by_the_probes_lead(
-        min_rtt: float | None, probe_rtt: float, evidence: float) -> None:
+        round_trips: tuple[float, ...], probe_rtt: float, evidence: float) -> None:
     rack = Rack(reorder_window=0.25, reorder_allowance=0.0, max_reorder_steps=4)
-    rack.min_rtt = min_rtt
+    now = 0.0
+    for seq, rtt in enumerate(round_trips, start=1):
+        now += 0.001
+        rack.on_acked(_Sent(now - rtt, seq, seq), now, trigger=True)
     assert rack.probe_evidence(0.100, 0.100 + probe_rtt) == pytest.approx(evidence)
 
 
