@@ -37,14 +37,16 @@ def run_labels(scenario: Scenario) -> list[str]:
     return labels
 
 
-def run_experiment(scenario: Scenario, progress: ProgressFn | None = None) -> Experiment:
+def run_experiment(scenario: Scenario, progress: ProgressFn | None = None,
+                   procs: int = 1) -> Experiment:
+    """Every run of ``scenario`` (``run_labels``), each on ``procs`` processes at most."""
     validate_checks(scenario)
     runs: dict[str, RunResult] = {}
     for label in run_labels(scenario):
         mode, _, only = label.partition(":")
         tick = (lambda f, label=label: progress(label, f)) if progress else None
         runs[label] = run_scenario(scenario, "mrc" if mode == "solo" else mode,
-                                   (only,) if only else (), tick)
+                                   (only,) if only else (), tick, procs)
         if progress is not None:
             progress(label, 1.0)
     plan = load_plan(scenario)

@@ -44,10 +44,14 @@ def report_port_status(network: Network, controller: FabricController,
 
 
 def schedule_failures(scenario: Scenario, network: Network,
-                      controller: FabricController) -> list[dict[str, Any]]:
+                      controller: FabricController | None) -> list[dict[str, Any]]:
+    """Without a controller (a switch process of a partitioned run,
+    ``fabric.sim.partition``) only the devices' and cables' part is done: the
+    process with the controller reports and reprograms."""
     env = network.env
     log: list[dict[str, Any]] = []
-    report_port_status(network, controller)
+    if controller is not None:
+        report_port_status(network, controller)
 
     def note(action: str, target: str | None, **extra: Any) -> None:
         log.append({"at_us": env.now, "action": action, "target": target, **extra})
@@ -80,7 +84,8 @@ def schedule_failures(scenario: Scenario, network: Network,
     def rebooted(device: str, cables: list) -> None:
         # The controller finds the device back and programs it again; virtual time
         # stands still while it does (a blocking call from the simulation thread).
-        controller.program_device(device)
+        if controller is not None:
+            controller.program_device(device)
         for cable in cables:
             cable.up = True
         note("reprogrammed", device)
@@ -108,3 +113,9 @@ def schedule_failures(scenario: Scenario, network: Network,
                 else:
                     call_later(env, when, cable_state, end, action == "up")
     return log
+
+
+def schedule_device_failures(scenario: Scenario, network: Network) -> None:
+    """The failures as a switch process of a partitioned run does them (no
+    controller, no log)."""
+    schedule_failures(scenario, network, None)

@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +32,14 @@ from host.completions import WriteHandle
 from host.roce import DcqcnConfig, RoceEndpoint
 
 from .control import FabricController, ProgrammingError, topology_for_simulation
-from .failures import schedule_failures
+from .failures import schedule_device_failures, schedule_failures
 from .metrics import Metrics
 from .plan_overrides import ecmp_pins, override
 from .scenario import Scenario, ScenarioError
 from .sim.events import EventLoop, call_later
 from .sim.host import EnvClock
 from .sim.network import Network, NetworkConfig, program_path
+from .sim.partition import OneProcess, Workers, partition_devices
 from .sim.pfc import PfcConfig
 from .workload import WriteRecord, open_qps, post_writes, region
 from .workloads.flows import Expansion, Flow, expand
@@ -69,12 +71,16 @@ class RunResult:
     failures: list[dict[str, Any]] = field(default_factory=list)
     # per workload of the file: type, ranks, bytes, start_us, end_us (None: unfinished)
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # wall-clock and CPU seconds of the simulation itself (not the set-up); for
-    # benchmarks, never in reports (a report depends only on the scenario and seed)
+    # wall-clock and CPU seconds of the simulation itself (not the set-up; CPU of
+    # every process); for benchmarks, never in reports (a report depends only on
+    # the scenario and seed)
     sim_wall_s: float = 0.0
     sim_cpu_s: float = 0.0
     # what the controller did: events of its log by name
     controller_events: dict[str, int] = field(default_factory=dict)
+    # processes the simulation ran on (fabric.sim.partition); like the times, never
+    # in reports, which are the same for any number
+    sim_procs: int = 1
 
     @property
     def pfc_pauses(self) -> int:
@@ -167,8 +173,22 @@ def transport_config(scenario: Scenario, roce: bool = False) -> TransportConfig:
                            reorder_allowance=t.reorder_allowance_us / 1e6)
 
 
+def one_process_reason(scenario: Scenario, plan: FabricPlan) -> str | None:
+    """Why a run of ``scenario`` cannot be split over processes (None: it can)."""
+    if scenario.network.link_delay_us <= 0:
+        return "its cables have no delay, so no process can run ahead of another"
+    switches = {s.name for s in plan.fabric.switches()}
+    for failure in scenario.failures:
+        if failure.action == "reboot" and failure.device in switches:
+            return (f"the controller reprograms the rebooted switch {failure.device} "
+                    "at a virtual time, inside another process's window")
+    return None
+
+
 def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
-                 progress: Progress | None = None) -> RunResult:
+                 progress: Progress | None = None, procs: int = 1) -> RunResult:
+    """One run; ``procs`` processes at most (``fabric.sim.partition``: the same
+    result for any number; one if the scenario cannot be split)."""
     with tempfile.TemporaryDirectory(prefix="mrc-sim-") as sockets:
         plan = load_plan(scenario, Path(sockets))
         check_names(scenario, plan)
@@ -176,10 +196,12 @@ def run_scenario(scenario: Scenario, mode: str, only: tuple[str, ...] = (),
         single = [qp.name for qp in plan.fabric.qps] if kind in ("single-path", "roce") else []
         pins = {**ecmp_pins(plan, scenario.seed), **scenario.pin} if kind == "roce" \
             else scenario.pin
+        if one_process_reason(scenario, plan) is not None:
+            procs = 1
         return _build_and_run(scenario, mode, only,
                               override(plan, single, pins, no_trimming=kind == "roce",
                                        ecn_to_nics=kind == "roce"),
-                              progress, roce=kind == "roce")
+                              progress, roce=kind == "roce", procs=procs)
 
 
 def roce_queue_depth(scenario: Scenario, plan: FabricPlan) -> int:
@@ -207,7 +229,8 @@ def probe_schedule(scenario: Scenario, env: EventLoop) -> ProbeSchedule:
 
 
 def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
-                   plan: FabricPlan, progress: Progress | None, roce: bool) -> RunResult:
+                   plan: FabricPlan, progress: Progress | None, roce: bool,
+                   procs: int) -> RunResult:
     spec = scenario.network
     # RoCE: one plane at the NIC's aggregate rate (the paper's RoCE testbed: one
     # 400G plane against MRC's 4 x 100G); only plane 0 carries its traffic.
@@ -219,7 +242,8 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
                            else spec.queue_depth, seed=scenario.seed,
                            pfc=PfcConfig(spec.pfc.xoff_packets, spec.pfc.xon_packets)
                            if roce and spec.pfc is not None else None)
-    network = Network(plan, config, transport_config(scenario))
+    parts = partition_devices(plan, procs)
+    network = Network(plan, config, transport_config(scenario), parts[0])
     if roce:
         dcqcn = DcqcnConfig(line_rate_gbps=rate,
                             increase_period_us=scenario.transport.dcqcn_timer_us)
@@ -230,21 +254,31 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
                                          dcqcn=dcqcn)
     metrics = Metrics(plan, scenario.bin_us)
     controller = FabricController(plan, probes=probe_schedule(scenario, network.env))
+    driver: OneProcess | Workers = OneProcess(network)
     try:
+        if len(parts) > 1:
+            # the switch processes serve their devices before the controller connects
+            driver = Workers(network, parts, transport_config(scenario),
+                             partial(schedule_device_failures, scenario))
         network.start_servers()
         controller.program_all()
-        return _run(scenario, mode, only, network, controller, metrics, progress)
+        return _run(scenario, mode, only, network, controller, metrics, progress, driver)
     except ProgrammingError as err:
         raise ScenarioError(f"{scenario.path}: the controller could not program the "
                             f"fabric: {err}") from None
+    except RuntimeError as err:
+        if not str(err).startswith("simulation process"):
+            raise
+        raise ScenarioError(f"{scenario.path}: {err}") from None
     finally:
         controller.close()
+        driver.close()
         network.stop_servers()
 
 
 def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
          controller: FabricController, metrics: Metrics,
-         progress: Progress | None) -> RunResult:
+         progress: Progress | None, driver: OneProcess | Workers) -> RunResult:
     env = network.env
     plan = network.plan
 
@@ -320,16 +354,23 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
     gc.set_threshold(GC_YOUNG_THRESHOLD, *thresholds[1:])
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
-        env.run(until=env.any_of(done, deadline))
+        driver.run(deadline_us + scenario.bin_us, env.any_of(done, deadline))
         end_us = env.now
+        # What is counted ends at a virtual time, not at the call that ended the
+        # transfer: every process runs everything due before end + one cable delay
+        # (fabric.sim.partition), so the report is the same on any number of them.
+        driver.run(end_us + network.config.link_delay_us)
         # After the transfer, time runs on while the controller probes retired EVs (a
         # failed link may come back later), until none is left or the deadline.
         while done.triggered and controller.probing() and env.now < deadline_us:
-            env.run(until=min(env.now + scenario.bin_us, deadline_us))
+            driver.run(min(env.now + scenario.bin_us, deadline_us))
+        counted = driver.finish()
     finally:
         wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
         gc.set_threshold(*thresholds)
         gc.unfreeze()
+    _merge(network, counted)
+    cpu += sum(part["sim_cpu_s"] for part in counted)
     finished = done.triggered and all(w.ok for w in writes)
     intact = finished and all(
         bytes(region(endpoints[nic], qp).read(0, len(data))) == bytes(data)
@@ -347,7 +388,26 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
         qp_stats=_qp_stats(plan, hosts, [f for f in flows if f.messages]),
         failures=failures, sim_wall_s=wall, sim_cpu_s=cpu,
         controller_events={name: controller.events(name) for name in (
-            "top-up", "no-backup-left", "pushed", "wrote", "probe-sent", "restored")})
+            "top-up", "no-backup-left", "pushed", "wrote", "probe-sent", "restored")},
+        sim_procs=driver.count)
+
+
+def _merge(network: Network, counted: list[dict[str, Any]]) -> None:
+    """Add what the other processes counted into this one's copies of their cables
+    and devices (each process counts only what its own devices did)."""
+    for part in counted:
+        for name, (frames, size, down, loss) in part["cables"].items():
+            counters = network.cables[name].counters
+            counters.frames += frames
+            counters.bytes += size
+            counters.dropped_down += down
+            counters.dropped_loss += loss
+        for name, hops in part["hops"].items():
+            network.devices[name].counters.hops += hops
+        for name, pfc in part["pfc"].items():
+            device = network.devices[name]
+            assert device.pfc is not None
+            device.pfc.counters = pfc
 
 
 def _only(flow: Flow, only: tuple[str, ...]) -> Flow:

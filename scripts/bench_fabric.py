@@ -5,11 +5,14 @@
    device's pipeline (its ingress, the traffic manager, its egress) is one hop; the
    spray scenario's QP moves 8 MiB over 4 paths. The simulation phase is timed (not
    the set-up: servers, P4Runtime programming), best of 3 runs; CPU time is the
-   simulation thread's. Goal (quiet 2-core machine): >= 60,000 hops/s in one
-   process, >= 90,000 in the default number of processes (the machine's cores).
+   simulation thread's. Then the same run split over the default number of
+   processes (``--procs``, the machine's cores; fabric.sim.partition), per
+   wall-second. Goal (quiet 2-core machine): >= 60,000 hops/s in one process,
+   >= 90,000 in the default number of processes.
 2. CPU microseconds per hop at 12, 48, 120 and 250 devices (generated 2-plane Clos
    fabrics), every other NIC writing the same number of bytes to a NIC on the next T0
-   (the same offered load per NIC). Goal: at 250 devices within 1.25x of 12.
+   (the same offered load per NIC). Goal: at 250 devices within 1.25x of 12. Each
+   size also runs once on ``--procs`` processes: its wall time and the speed-up.
 3. The two programs in-process, per CPU-second: the NIC's transmit and receive paths
    and the switch forwarding (scripts/bench_model.py (d), (d'), (e)). Goal: NIC
    transmit and receive >= 80,000 packets/s each.
@@ -20,7 +23,7 @@ is; nothing fails on a slow machine. ``--profile`` adds a cProfile summary of th
 small-fabric run: where its CPU time goes by part (pipelines, traffic manager,
 simulator, hosts, controller) and the top functions.
 
-    .venv/bin/python scripts/bench_fabric.py [--quick] [--profile]
+    .venv/bin/python scripts/bench_fabric.py [--quick] [--profile] [--procs N]
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from fabric.scenario import (  # noqa: E402
     load_scenario,
 )
 from fabric.sim.events import EventLoop  # noqa: E402
+from fabric.sim.partition import default_procs  # noqa: E402
 
 GOAL_HOPS = 60_000
 GOAL_HOPS_PARALLEL = 90_000
@@ -85,7 +89,7 @@ def rate(run: RunResult) -> tuple[float, float]:
     return run.packet_hops / run.sim_wall_s, run.packet_hops / run.sim_cpu_s
 
 
-def bench_small(quick: bool, profile: bool) -> None:
+def bench_small(quick: bool, profile: bool, procs: int) -> None:
     scenario = load_scenario(ROOT / "fabric/scenarios/spray.yaml")
     scenario = scenario.scaled(0.5 if quick else 4.0)
     run_scenario(scenario.scaled(0.05), "mrc")  # warm up: compile, caches
@@ -102,41 +106,47 @@ def bench_small(quick: bool, profile: bool) -> None:
           f"one process: {run.packet_hops:,} packet-hops in {run.sim_cpu_s:.2f} CPU-s: "
           f"{per_cpu:,.0f} hops per CPU-second ({per_wall:,.0f} per wall-second)  "
           f"goal >= {GOAL_HOPS:,}: {met}")
-    print(f"    default processes ({os.cpu_count()} cores): {per_cpu:,.0f} hops per "
-          f"CPU-second, one process: a simulation is not yet partitioned over several "
-          f"(docs/simulator-performance.md)  goal >= {GOAL_HOPS_PARALLEL:,}: NOT met")
     if profiler is not None:
         print_profile(profiler)
+    split = min((run_scenario(scenario, "mrc", procs=procs)
+                 for _ in range(1 if quick else REPEAT)), key=lambda r: r.sim_wall_s)
+    per_wall_split, _ = rate(split)
+    met = "met" if per_wall_split >= GOAL_HOPS_PARALLEL else "NOT met"
+    print(f"    default processes (--procs {procs}, ran on {split.sim_procs}): "
+          f"{per_wall_split:,.0f} hops per wall-second, {per_wall_split / per_wall:.2f}x "
+          f"one process's ({split.sim_cpu_s:.2f} CPU-s in all its processes, "
+          f"{split.sim_wall_s:.2f} s wall)  goal >= {GOAL_HOPS_PARALLEL:,}: {met}")
 
 
 @contextmanager
 def _profiling(profiler: cProfile.Profile | None) -> Iterator[None]:
     """Profile only the simulation phase of the runs made inside (the discrete-event
-    loop, ``EventLoop.run``), not their set-up (servers, P4Runtime)."""
+    loop, ``EventLoop.run_window``), not their set-up (servers, P4Runtime)."""
     if profiler is None:
         yield
         return
-    original = EventLoop.run
+    original = EventLoop.run_window
 
-    def run(env: EventLoop, until: Any) -> Any:
+    def run_window(env: EventLoop, *args: Any) -> Any:
         profiler.enable()
         try:
-            return original(env, until)
+            return original(env, *args)
         finally:
             profiler.disable()
 
-    EventLoop.run = run  # type: ignore[method-assign]
+    EventLoop.run_window = run_window  # type: ignore[method-assign]
     try:
         yield
     finally:
-        EventLoop.run = original  # type: ignore[method-assign]
+        EventLoop.run_window = original  # type: ignore[method-assign]
 
 
-def bench_scaling(quick: bool, sizes: tuple[int, ...]) -> None:
+def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
     per_nic = 128 << 10 if quick else 256 << 10
-    print(f"(2) CPU time per hop against devices, {per_nic >> 10} KiB per sending NIC:")
+    print(f"(2) CPU time per hop against devices, {per_nic >> 10} KiB per sending NIC "
+          f"(one process; the last two columns on --procs {procs}):")
     print(f"    {'devices':>7} {'senders':>7} {'hops':>9} {'wall s':>7} {'CPU s':>6} "
-          f"{'hops/CPU-s':>10} {'CPU us/hop':>10}  intact")
+          f"{'hops/CPU-s':>10} {'CPU us/hop':>10}  intact {'wall s':>7} {'speed-up':>8}")
     per_hop = {}
     with tempfile.TemporaryDirectory(prefix="bench-fabric-") as tmp:
         for devices in sizes:
@@ -161,9 +171,17 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...]) -> None:
                 continue
             _, per_cpu = rate(run)
             per_hop[devices] = run.sim_cpu_s / run.packet_hops * 1e6
-            print(f"    {devices:>7} {len(qps):>7} {run.packet_hops:>9,} "
-                  f"{run.sim_wall_s:>7.2f} {run.sim_cpu_s:>6.2f} {per_cpu:>10,.0f} "
-                  f"{per_hop[devices]:>10.1f}  {'yes' if run.intact else 'NO'}")
+            line = (f"    {devices:>7} {len(qps):>7} {run.packet_hops:>9,} "
+                    f"{run.sim_wall_s:>7.2f} {run.sim_cpu_s:>6.2f} {per_cpu:>10,.0f} "
+                    f"{per_hop[devices]:>10.1f}  {'yes' if run.intact else 'NO':<6}")
+            try:
+                split = _set_up_and_run(scenario, procs)
+                line += f" {split.sim_wall_s:>7.2f} {run.sim_wall_s / split.sim_wall_s:>7.2f}x"
+                if split.packet_hops != run.packet_hops:
+                    line += " (a different run: a bug)"
+            except ScenarioError as err:
+                line += f"  not set up: {str(err).splitlines()[0][-80:]}"
+            print(line)
     if len(per_hop) < 2:
         return
     largest = max(per_hop)
@@ -174,18 +192,19 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...]) -> None:
                                          " (at 250 devices; not run here)"))
 
 
-def _set_up_and_run(scenario: Scenario, attempts: int = SET_UP_ATTEMPTS) -> RunResult:
+def _set_up_and_run(scenario: Scenario, procs: int = 1,
+                    attempts: int = SET_UP_ATTEMPTS) -> RunResult:
     """One run; a loaded machine can keep some of a large fabric's P4Runtime servers
     (one per device, each with its gRPC threads) from answering the controller in
     time, so a run that could not be programmed is tried again, up to ``attempts``
     times (the last ScenarioError then propagates)."""
     for _ in range(attempts - 1):
         try:
-            return run_scenario(scenario, "mrc")
+            return run_scenario(scenario, "mrc", procs=procs)
         except ScenarioError as err:
             if "could not program" not in str(err):
                 raise
-    return run_scenario(scenario, "mrc")
+    return run_scenario(scenario, "mrc", procs=procs)
 
 
 def bench_pipelines(quick: bool) -> None:
@@ -258,6 +277,9 @@ def main() -> int:
                              f"{', '.join(map(str, SHAPES))} (default: all of them; "
                              f"{', '.join(map(str, QUICK_SHAPES))} with --quick); 250 "
                              "needs about 5 GB of memory")
+    parser.add_argument("--procs", type=int, default=default_procs(), metavar="N",
+                        help="processes of the split runs (default: the machine's "
+                             f"cores, {default_procs()})")
     parser.add_argument("--only", choices=("small", "scaling", "pipelines"),
                         help="print only this figure: (1) small, (2) scaling or "
                              "(3) pipelines")
@@ -266,9 +288,9 @@ def main() -> int:
     print(f"bench_fabric: Python {sys.version.split()[0]}, {os.cpu_count()} cores"
           + (", quick run" if args.quick else ""))
     if args.only in (None, "small"):
-        bench_small(args.quick, args.profile)
+        bench_small(args.quick, args.profile, args.procs)
     if args.only in (None, "scaling"):
-        bench_scaling(args.quick, sizes)
+        bench_scaling(args.quick, sizes, args.procs)
     if args.only in (None, "pipelines"):
         bench_pipelines(args.quick)
     return 0

@@ -12,6 +12,14 @@ then the order the calls were scheduled in, so a run is deterministic. This is t
 order simpy gave the same calls, signals included (a signal's callbacks run one event
 after it succeeds, and a run that waits for ``any_of`` stops one event after that), so
 a scenario gives the same report as it did on simpy.
+
+One kind of call is placed otherwise: a frame on a cable between a NIC and its switch
+(``call_at``), the cables a run split over processes has between them
+(``fabric.sim.partition``), where such a frame is scheduled only when the processes
+meet. Among the calls scheduled at the same virtual time it comes first, and such
+frames among themselves in the order of the calls that sent them, then by cable
+direction and number: which depends only on what the sending side did, so one process
+and several run the same calls in the same order.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import Any
 
 URGENT = 0  # a run's stop at its ``until`` time, before the calls due then
 NORMAL = 1
+ARRIVAL, LOCAL = 0, 1  # a frame off a NIC's cable (``call_at``); any other call
 
 
 class _Stop(Exception):
@@ -63,16 +72,41 @@ class Signal:
 class EventLoop:
     """Virtual time (``now``, microseconds) and the calls scheduled in it."""
 
-    __slots__ = ("now", "_queue", "_sequence")
+    __slots__ = ("now", "_kind", "_key", "_queue", "_sequence")
 
     def __init__(self) -> None:
         self.now: float = 0  # an int until the first call at a float time, as in simpy
-        self._queue: list[tuple[float, int, int, Callable[..., Any], tuple[Any, ...]]] = []
+        # the running call's kind and key (its sequence number, or an arrival's key)
+        self._kind = LOCAL
+        self._key: Any = -1
+        # (due, priority, scheduled at, ARRIVAL or LOCAL, key, fn, args): a call
+        # scheduled earlier has a smaller sequence number, so ordering by the time it
+        # was scheduled first changes nothing for calls of one process
+        self._queue: list[tuple[float, int, float, int, Any, Callable[..., Any],
+                                tuple[Any, ...]]] = []
         self._sequence = count()
 
     def call_later(self, delay_us: float, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` ``delay_us`` microseconds from now."""
-        heappush(self._queue, (self.now + delay_us, NORMAL, next(self._sequence), fn, args))
+        now = self.now
+        heappush(self._queue, (now + delay_us, NORMAL, now, LOCAL, next(self._sequence),
+                               fn, args))
+
+    def arrival_key(self, frame: int) -> tuple[int, Any, int]:
+        """The key of a frame sent now on a NIC's cable (``frame``: unique per frame,
+        its cable direction and number on it): the key of the call sending it, then
+        ``frame``."""
+        return (self._kind, self._key, frame)
+
+    def call_at(self, at_us: float, sent_us: float, key: tuple[int, Any, int],
+                fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` at virtual time ``at_us``: a frame sent at ``sent_us`` with
+        ``key`` (``arrival_key``)."""
+        heappush(self._queue, (at_us, NORMAL, sent_us, ARRIVAL, key, fn, args))
+
+    def next_time(self) -> float | None:
+        """When the next scheduled call is due; None if nothing is scheduled."""
+        return self._queue[0][0] if self._queue else None
 
     def event(self) -> Signal:
         """A signal that succeeds when someone calls its ``succeed``."""
@@ -109,16 +143,38 @@ class EventLoop:
             if until <= self.now:
                 raise ValueError(f"until ({until}) must be later than now ({self.now})")
             # now + (until - now), not until: the same float as simpy computed
-            heappush(self._queue, (self.now + (until - self.now), URGENT,
+            heappush(self._queue, (self.now + (until - self.now), URGENT, self.now, LOCAL,
                                    next(self._sequence), _stop, ()))
         queue = self._queue
         try:
             while queue:
-                self.now, _, _, fn, args = heappop(queue)
+                self.now, _, _, self._kind, self._key, fn, args = heappop(queue)
                 fn(*args)
         except _Stop:
             return
         raise RuntimeError(f"no scheduled events left before {until!r}")
+
+    def run_window(self, until: float, signal: Signal | None = None) -> bool:
+        """Run the calls due before ``until`` (``now`` is then ``until``), or stop
+        early once ``signal`` has been processed; True if it stopped for the signal.
+        Unlike ``run`` it leaves nothing scheduled behind, so a run may be cut into
+        any number of windows (``fabric.sim.partition``) without changing its order."""
+        if signal is not None:
+            if signal.processed:
+                return True
+            signal.callbacks.append(_stop)
+        queue = self._queue
+        try:
+            while queue and queue[0][0] < until:
+                self.now, _, _, self._kind, self._key, fn, args = heappop(queue)
+                fn(*args)
+        except _Stop:
+            return True
+        if signal is not None:
+            signal.callbacks.remove(_stop)
+        if until > self.now:
+            self.now = until
+        return False
 
 
 def call_later(loop: EventLoop, delay_us: float, fn: Callable[..., Any], *args: Any) -> None:

@@ -56,22 +56,32 @@ def program_path(program: str, topology: str) -> Path:
     return path
 
 
-def _pfc_watcher(dev_a: SimDevice, port_a: int, dev_b: SimDevice,
+def _pfc_watcher(dev_a: SimDevice | None, port_a: int, dev_b: SimDevice | None,
                  port_b: int) -> Callable[[Cable], None]:
-    """What a cable's change of state means to PFC at both its ends."""
+    """What a cable's change of state means to PFC at both its ends (those this
+    process runs)."""
     def changed(_cable: Cable) -> None:
-        dev_a.pfc_link_changed(port_a)
-        dev_b.pfc_link_changed(port_b)
+        if dev_a is not None:
+            dev_a.pfc_link_changed(port_a)
+        if dev_b is not None:
+            dev_b.pfc_link_changed(port_b)
     return changed
 
 
 class Network:
+    """``owned``: the devices this process runs (default: all). A partitioned run
+    (``fabric.sim.partition``) builds the whole network in every process, so that
+    cables, channels and their indices are the same everywhere, and runs only its
+    own devices; the channels toward the others collect what they send."""
+
     def __init__(self, plan: FabricPlan, config: NetworkConfig,
-                 transport: TransportConfig) -> None:
+                 transport: TransportConfig, owned: frozenset[str] | None = None) -> None:
         self.plan = plan
         self.config = config
         self.env = EventLoop()
+        self.owned = frozenset(plan.device_names()) if owned is None else owned
         self.devices: dict[str, SimDevice] = {}
+        self.channels: list[Channel] = []  # every channel by its index
         self.servers: dict[str, P4RuntimeServer] = {}
         self.cables: dict[str, Cable] = {}
         self._cable_at: dict[tuple[str, int], Cable] = {}
@@ -110,18 +120,30 @@ class Network:
             self.cables[name] = cable
             self._cable_at[(a, port_a)] = self._cable_at[(b, port_b)] = cable
             dev_a, dev_b = self.devices[a], self.devices[b]
-            dev_a.attach(port_a, Channel(self.env, cable, port_b, dev_b.receive))
-            dev_b.attach(port_b, Channel(self.env, cable, port_a, dev_a.receive))
+            # a NIC's cable: where a partitioned run's processes meet
+            boundary = (fabric.nic(a) is None) != (fabric.nic(b) is None)
+            dev_a.attach(port_a, self._channel(cable, port_b, dev_b.receive, dev_b, boundary))
+            dev_b.attach(port_b, self._channel(cable, port_a, dev_a.receive, dev_a, boundary,
+                                               back=True))
             dev_a.peers[port_a] = (dev_b, port_b)
             dev_b.peers[port_b] = (dev_a, port_a)
             if self.config.pfc is not None:
-                cable.watchers.append(_pfc_watcher(dev_a, port_a, dev_b, port_b))
+                cable.watchers.append(_pfc_watcher(
+                    dev_a if a in self.owned else None, port_a,
+                    dev_b if b in self.owned else None, port_b))
+
+    def _channel(self, cable: Cable, far_port: int, receive: Callable[[int, bytes], None],
+                 far: SimDevice | None, boundary: bool = False, back: bool = False) -> Channel:
+        channel = Channel(self.env, cable, far_port, receive, len(self.channels), far,
+                          boundary, back)
+        self.channels.append(channel)
+        return channel
 
     def _attach_host(self, nic: str, address: str, transport: TransportConfig) -> None:
         device = self.devices[nic]
         host = SimHost(self.env, nic, device, address, transport, self.config.host_delay_us)
         cable = Cable(f"{nic}:host", 0, self.config.host_delay_us)
-        device.attach(c.NIC_HOST_PORT, Channel(self.env, cable, c.NIC_HOST_PORT, host.deliver))
+        device.attach(c.NIC_HOST_PORT, self._channel(cable, c.NIC_HOST_PORT, host.deliver, None))
         self.hosts[nic] = host
 
     def await_packet_outs(self, expected: Mapping[str, int],
@@ -158,6 +180,8 @@ class Network:
         """A P4Runtime server per device, at the address the plan gives it."""
         fabric = self.plan.fabric
         for name, device in self.devices.items():
+            if name not in self.owned:
+                continue  # served by the process that runs it
             node = fabric.switch(name) or fabric.nic(name)
             assert node is not None
             server = P4RuntimeServer(device.target, node.access.address, max_workers=2)

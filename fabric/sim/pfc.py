@@ -109,11 +109,8 @@ class Pfc:
         """Send a PFC frame back on ``port``; False if there is no one to send it to
         (the host's port) or its cable is down."""
         device = self.device
-        peer = device.peers.get(port)
         channel = device.channels.get(port)
-        if peer is None or channel is None or not channel.cable.up:
+        if port not in device.peers or channel is None or not channel.cable.up:
             return False
-        far, far_port = peer
-        device.env.call_later(channel.cable.delay_us, far.pfc_frame, far_port,
-                              self.config.priority, pause)
+        channel.send_pfc(self.config.priority, pause)
         return True

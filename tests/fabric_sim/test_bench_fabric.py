@@ -12,14 +12,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_bench_fabric_quick_prints_its_figures() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_fabric.py"),
-                             "--quick"], capture_output=True, text=True, timeout=900,
-                            check=False)
+                             "--quick", "--procs", "2"], capture_output=True, text=True,
+                            timeout=900, check=False)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "(1) small fabric (12 devices)" in out and "hops per CPU-second" in out
-    assert "default processes" in out
+    assert "default processes (--procs 2, ran on 2)" in out
     assert "(2) CPU time per hop against devices" in out
     rows = [line.split() for line in out.splitlines() if line.strip()[:2] in ("12", "48")]
     assert [row[0] for row in rows] == ["12", "48"]
-    assert all(row[-1] == "yes" for row in rows), "a transfer was not intact"
+    assert all(row[7] == "yes" for row in rows), "a transfer was not intact"
+    # each size also ran on two processes: its wall time and speed-up, the same run
+    assert all(row[-1].endswith("x") for row in rows)
+    assert "a different run" not in out
     assert "(3) pipelines in-process" in out and "switch forwarding" in out

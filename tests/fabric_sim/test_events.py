@@ -97,3 +97,54 @@ def test_waiting_for_the_first_of_two_signals_stops_where_simpy_stopped(
     ``done.succeed()`` (its callbacks, then the combined signal's), as simpy's AnyOf
     did: the calls scheduled at that moment before the combined signal still run."""
     assert _trace_ours(stop_at) == _trace_simpy(stop_at)
+
+
+def test_a_run_cut_into_windows_runs_the_same_calls_in_the_same_order() -> None:
+    def schedule(loop: EventLoop, log: list) -> None:
+        for n in range(6):
+            call_later(loop, 0.5 * n, log.append, n)
+        call_later(loop, 1.0, lambda: call_later(loop, 1.0, log.append, "late"))
+
+    whole: list = []
+    loop = EventLoop()
+    schedule(loop, whole)
+    assert loop.run_window(10.0) is False and loop.now == 10.0
+    cut: list = []
+    loop = EventLoop()
+    schedule(loop, cut)
+    for until in (0.7, 1.0, 1.0, 2.0, 2.5, 10.0):
+        loop.run_window(until)
+    assert cut == whole and loop.next_time() is None
+
+
+def test_a_window_stops_for_its_signal_and_leaves_no_stop_behind() -> None:
+    loop = EventLoop()
+    done = loop.event()
+    log: list = []
+    call_later(loop, 1.0, done.succeed)
+    call_later(loop, 1.0, log.append, "same instant")
+    call_later(loop, 2.0, log.append, "after")
+    assert loop.run_window(5.0, done) is True
+    assert loop.now == 1.0 and log == ["same instant"]
+    assert loop.run_window(5.0) is False and log == ["same instant", "after"]
+
+
+def test_frames_on_a_nics_cable_come_first_in_the_order_their_senders_ran() -> None:
+    """At one instant, frames (``call_at``) run before the other calls scheduled at the
+    same time as they were sent, in the order of the calls that sent them, whenever
+    they were scheduled themselves (as a frame from another process is, late)."""
+    loop = EventLoop()
+    log: list = []
+    keys = []
+
+    def sender(name: str) -> None:
+        keys.append((name, loop.arrival_key(len(keys))))
+        call_later(loop, 1.0, log.append, f"local after {name}")
+
+    call_later(loop, 1.0, sender, "a")
+    call_later(loop, 1.0, sender, "b")
+    loop.run_window(1.5)
+    for name, key in reversed(keys):  # scheduled late and in the wrong order
+        loop.call_at(2.0, 1.0, key, log.append, f"frame from {name}")
+    loop.run_window(3.0)
+    assert log == ["frame from a", "frame from b", "local after a", "local after b"]

@@ -125,7 +125,8 @@ def test_a_controller_packet_out_enters_the_cpu_port(monkeypatch: pytest.MonkeyP
     arrived: list[int] = []
     run = runner._run
 
-    def with_packet_out(scenario, mode, only, network, controller, metrics, progress):
+    def with_packet_out(scenario, mode, only, network, controller, metrics, progress,
+                        driver):
         switch = network.devices["p0-t1-0"]
         receive = switch.receive
 
@@ -138,7 +139,7 @@ def test_a_controller_packet_out_enters_the_cpu_port(monkeypatch: pytest.MonkeyP
         deadline = time.monotonic() + 10
         while not switch.target.packet_outs_pending and time.monotonic() < deadline:
             time.sleep(0.01)  # the stream delivers it on a gRPC thread
-        return run(scenario, mode, only, network, controller, metrics, progress)
+        return run(scenario, mode, only, network, controller, metrics, progress, driver)
 
     monkeypatch.setattr(runner, "_run", with_packet_out)
     result = runner.run_scenario(quick("spray").scaled(0.1), "mrc")
