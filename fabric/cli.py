@@ -28,7 +28,7 @@ from .paper.cli import add_parser as add_paper_parser
 from .paper.cli import cmd_paper
 from .report import print_summary, report_json, write_json
 from .scenario import Scenario, ScenarioError, load_scenario, load_scenarios
-from .sim.partition import default_procs
+from .sim.partition import add_procs_option
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 # The default scenarios, in the order they run.
@@ -60,23 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quick", action="store_true",
                      help="smaller transfers (each scenario's quick_scale)")
     run.add_argument("--no-plots", action="store_true", help="write the JSON report only")
-    run.add_argument("--procs", type=_procs, default=default_procs(), metavar="N",
-                     help="processes per run: 1, or 2 or more for two (the NICs and "
-                          "controller in one, the switches in the other); the report "
-                          "is the same either way (default: the machine's cores, "
-                          f"{default_procs()})")
+    add_procs_option(run)
     add_paper_parser(sub)
     return parser
-
-
-def _procs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
-    return value
 
 
 def resolve(name: str) -> Path:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ..scenario import ScenarioError
+from ..sim.partition import add_procs_option
 from .experiments import EXPERIMENTS
 from .suite import PaperResult, plan_suite, run_labels_of, run_paper_experiment
 
@@ -34,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     paper.add_argument("--seed", type=int, help="override every scenario's seed")
     paper.add_argument("--out", default="out/paper", metavar="DIR",
                        help="where the figures and reports go (default: out/paper)")
+    add_procs_option(paper)
 
 
 def cmd_paper(args: argparse.Namespace, console: Console) -> int:
@@ -68,7 +70,7 @@ def cmd_paper(args: argparse.Namespace, console: Console) -> int:
 
         from .plots import write_figure  # matplotlib takes a second: only a run imports it
         for experiment, points in suite:
-            result = run_paper_experiment(experiment, points, out, tick)
+            result = run_paper_experiment(experiment, points, out, tick, args.procs)
             result.report["figure_file"] = str(write_figure(result, out))
             results.append(result)
         progress.update(task, description="paper experiments", completed=len(runs))

@@ -60,7 +60,7 @@ def run_labels_of(points: list[list[Scenario]]) -> list[tuple[str, str]]:
 
 
 def run_paper_experiment(experiment: PaperExperiment, points: list[list[Scenario]],
-                         out: Path, tick: Tick | None = None) -> PaperResult:
+                         out: Path, tick: Tick | None = None, procs: int = 1) -> PaperResult:
     done: list[list[Experiment]] = []
     seen: dict[str, Experiment] = {}
     for file in points:
@@ -72,7 +72,7 @@ def run_paper_experiment(experiment: PaperExperiment, points: list[list[Scenario
             if key in seen:
                 done[-1].append(_same_runs(seen[key], scenario, progress))
             else:
-                seen[key] = run_experiment(scenario, progress)
+                seen[key] = run_experiment(scenario, progress, procs)
                 done[-1].append(seen[key])
     claims = [judge(claim, done) for claim in experiment.claims]
     report = {

@@ -21,6 +21,7 @@ that and its limits.
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import os
 import socket
@@ -39,7 +40,7 @@ from .events import Signal
 from .link import Remote
 from .network import Network, NetworkConfig
 
-__all__ = ["OneProcess", "Setup", "Workers", "counters", "default_procs",
+__all__ = ["OneProcess", "Setup", "Workers", "add_procs_option", "counters", "default_procs",
            "partition_devices", "remote_channels"]
 
 _ROOT = Path(__file__).resolve().parents[2]  # where ``fabric`` imports from
@@ -55,6 +56,25 @@ WINDOW_TIMEOUT_S = 600.0
 def default_procs() -> int:
     """The machine's cores (what ``--procs`` defaults to)."""
     return os.cpu_count() or 1
+
+
+def add_procs_option(parser: argparse.ArgumentParser) -> None:
+    """``--procs N`` of the commands that run scenarios."""
+    def procs(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a number of processes (1 or more)")
+        return value
+
+    parser.add_argument("--procs", type=procs, default=default_procs(), metavar="N",
+                        help="processes per run: 1, or 2 or more for two (the NICs and "
+                             "controller in one, the switches in the other); the report "
+                             "is the same either way (default: the machine's cores, "
+                             f"{default_procs()})")
 
 
 def partition_devices(plan: FabricPlan, procs: int) -> list[frozenset[str]]:
