@@ -244,3 +244,73 @@ def test_parameters_bound_to_struct_fields_keep_copy_in_copy_out(x0: int) -> Non
         (2 * x0 + 1) & 0xFF,  # ...b = a + 1 + a
         (5 + x0) & 0xFF,  # field_and_whole(w, meta): a is w as it was before the call
     ])
+
+
+STACKS = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header seg_t { bit<8> v; }
+struct headers_t { eth_t eth; seg_t[3] parsed; seg_t[3] pushed; seg_t[3] indexed;
+                   seg_t[3] assigned; seg_t[3] never; }
+struct meta_t { bit<8> unused; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start {
+        pkt.extract(hdr.eth);
+        transition select(hdr.eth.type) { 1: seg; default: accept; }
+    }
+    state seg { pkt.extract(hdr.parsed.next); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Touch(inout seg_t s) { apply { s.v = s.v + 1; } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    Touch() touch;
+    apply {
+        bit<8> i = hdr.eth.src[7:0];
+        hdr.pushed.push_front(1);
+        hdr.pushed[0].setValid();
+        hdr.pushed[0].v = 7;
+        hdr.indexed[i].v = hdr.indexed[i].v + 5;  // a run-time index
+        hdr.indexed[i].setValid();
+        touch.apply(hdr.assigned[1]);
+        headers_t copy = hdr;
+        copy.never[0].setValid();
+        copy.never[0].v = 9;
+        hdr.assigned = copy.never;
+        hdr.never[2].setInvalid();
+        std.egress_spec = 1;
+    }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply { pkt.emit(hdr); }
+}
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize("seg", [False, True])
+def test_stacks_of_structs_start_at_zero_in_every_packet(seg: bool) -> None:
+    """A struct's header stack starts as its type's shared zero stack (values.py):
+    extract, push_front, a run-time index, binding by reference and assignment each
+    write into a stack of the struct's own, never into the zero the next packet
+    starts from."""
+    program = load_program_text(STACKS, "stacks.p4")
+    device = program.new_device()
+    for i in (1, 2, 1):
+        frame = bytes(11) + bytes([i]) + (b"\x00\x01\x2a" if seg else b"\x00\x02")
+        (out,) = device.process(frame, 0)
+        body = out.data[14:]
+        parsed = b"\x2a" if seg else b""
+        # pushed[0] = 7; indexed[i] = 5; assigned = copy.never (only [0] valid, 9)
+        assert body == parsed + b"\x07" + b"\x05" + b"\x09", (i, body)
+    zero_stacks = program.compiled.values._zero_stacks.values()
+    assert zero_stacks
+    for stack in zero_stacks:
+        assert stack.next_index == 0 and all(_all_zero(e) for e in stack.elems)

@@ -250,6 +250,7 @@ class ControlGenMixin:
                 size = stack_t.size if isinstance(stack_t, StackT) else 0
                 tmp = self.module.fresh("i")
                 self.w.line(f"{tmp} = {self.expr(lhs.index)}")
+                self.own(lhs.base)
                 self.w.line(f"if 0 <= {tmp} < {size}:")
                 with self.w.indent():
                     self.w.line(f"{self.expr(lhs.base)}.elems[{tmp}]._set({value})")
@@ -384,6 +385,7 @@ class ControlGenMixin:
                 self.w.line(f"{code}._clear()")
         elif name in ("push_front", "pop_front"):
             count = evaluate(target.args[0])
+            self.own(recv)
             self.w.line(f"_{name}({self.expr(recv)}, {count})")
         elif name == "isValid":
             self.w.line(self.builtin_expr(call))

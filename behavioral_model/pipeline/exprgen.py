@@ -376,15 +376,17 @@ class ExprGenMixin:
         return code
 
     def shared_zero(self, e: ast.Expression) -> str | None:
-        """The global naming the shared zero header that ``e`` (a header field of a
-        struct) may hold (values.py), or None if ``e`` is not such a field."""
+        """The global naming the shared zero header or stack that ``e`` (a header or
+        stack field of a struct) may hold (values.py), or None if ``e`` is not such a
+        field."""
         if isinstance(e, ast.MemberExpr) and shares_zero(e.base.type, e.type):
-            return self.module.constant(self.values.class_for(strip(e.type))._zero, "zero")
+            return self.module.constant(self.values.shared_zero(strip(e.type))[1], "zero")
         return None
 
     def own(self, e: ast.Expression) -> None:
-        """Before writing into (or through) a header that is a field of a struct: if
-        it is still the shared zero, the struct gets a copy of its own (values.py).
+        """Before writing into (or through) a header or stack that is a field of a
+        struct: if it is still the shared zero, the struct gets a copy of its own
+        (values.py).
         A struct is never an element of a stack, so the chain to it is plain fields."""
         chain = []
         node = e

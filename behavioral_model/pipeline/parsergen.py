@@ -33,7 +33,7 @@ from .headercodec import (
     inline_emit,
     inline_extract,
 )
-from .values import py_name
+from .values import py_name, shares_zero
 
 
 class ParserGenMixin:
@@ -304,6 +304,7 @@ class ParserGenMixin:
         extracting a union member invalidates the union's other members (8.20)."""
         stack_node = _next_of_stack(target)
         if stack_node is not None:
+            self.own(stack_node)  # type: ignore[attr-defined]
             stack = self.expr(stack_node)  # type: ignore[attr-defined]
             size = strip(stack_node.type).size
             self.w.line(f"if {stack}.next_index >= {size}:")
@@ -367,9 +368,12 @@ class ParserGenMixin:
 
     def emit_code(self, e: ast.Expression) -> None:
         """packet_out.emit: valid headers in order, recursing into structs/stacks/unions."""
-        self._emit_value(self.expr(e), strip(e.type))  # type: ignore[attr-defined]
+        zero = self.shared_zero(e) if isinstance(strip(e.type), StackT) else None  # type: ignore
+        self._emit_value(self.expr(e), strip(e.type), zero)  # type: ignore[attr-defined]
 
-    def _emit_value(self, code: str, t: Type) -> None:
+    def _emit_value(self, code: str, t: Type, zero: str | None = None) -> None:
+        """Emission of ``code``, a value of type ``t``; ``zero`` names the shared zero
+        stack a struct's stack may still be (values.py): nothing of it is valid."""
         if isinstance(t, HeaderT):
             fn = self.emitter(t)
             h = self.module.fresh("h")
@@ -384,11 +388,20 @@ class ParserGenMixin:
             with self.w.indent():
                 self.w.line(f"out.append({inline})")
         elif isinstance(t, StackT):
-            for i in range(t.size):
-                self._emit_value(f"{code}.elems[{i}]", strip(t.elem))
+            if zero is None:
+                for i in range(t.size):
+                    self._emit_value(f"{code}.elems[{i}]", strip(t.elem))
+                return
+            self.w.line(f"if {code} is not {zero}:")
+            with self.w.indent():
+                self._emit_value(code, t)
         elif isinstance(t, StructT | HeaderUnionT):
             for f, ft in t.fields:
-                self._emit_value(f"{code}.{py_name(f)}", strip(ft))
+                inner = strip(ft)
+                zero = None
+                if isinstance(inner, StackT) and shares_zero(t, inner):
+                    zero = self.module.constant(self.values.shared_zero(inner)[1], "zero")
+                self._emit_value(f"{code}.{py_name(f)}", inner, zero)
         else:
             raise P4TypeError(f"cannot emit a value of type {t}", None)
 
