@@ -77,16 +77,24 @@ class ParserGenMixin:
         (the usual case, header stacks included) becomes straight-line code, its states
         in topological order, each run if `var` names it (a self-loop as a ``while``):
         one test per state instead of a search through every state per transition. Any
-        other graph (TLVs) becomes a loop on `var`."""
-        saved = getattr(self, "_state_ids", None), getattr(self, "_state_var", "st")
+        other graph (TLVs) becomes a loop on `var`. In straight-line code a state that
+        one transition alone leads to runs in place of that transition (``_inlinable``):
+        no test of `var` for it."""
+        saved = (getattr(self, "_state_ids", None), getattr(self, "_state_var", "st"),
+                 getattr(self, "_inline_states", {}))
         ids = {s.name: i for i, s in enumerate(decl.states)}
         ids["accept"] = -1
         ids["reject"] = -2
         self._state_ids = ids
         self._state_var = var
+        self._inline_states = {}
         order = _topological_states(decl)
         if order is not None:
+            inline = _inlinable(order)
+            self._inline_states = {s.name: s for s in order if s.name in inline}
             for i, state in enumerate(order):
+                if state.name in inline:
+                    continue  # run by the transition that leads to it
                 looping = state.name in _successors(state)
                 if looping:
                     if i == 0:
@@ -107,7 +115,7 @@ class ParserGenMixin:
                     self.w.line(f"{'if' if i == 0 else 'elif'} {var} == {ids[state.name]}:")
                     with self.w.indent():
                         self.state_body(state)
-        self._state_ids, self._state_var = saved
+        self._state_ids, self._state_var, self._inline_states = saved
 
     def state_body(self, state: ast.ParserState) -> None:
         for stmt in state.body:
@@ -160,14 +168,21 @@ class ParserGenMixin:
             return
         self.statement(s)  # type: ignore[attr-defined]
 
+    def goto(self, name: str) -> None:
+        """Go to state ``name``: set the state variable, or run the state in place."""
+        state = self._inline_states.get(name)
+        if state is None:
+            self.w.line(f"{self._state_var} = {self._state_ids[name]}")
+        else:
+            self.state_body(state)
+
     def transition(self, tr: ast.Transition | None) -> None:
-        ids = self._state_ids
         var = self._state_var
         if tr is None:
             self.w.line(f"{var} = -2")
             return
         if isinstance(tr, ast.DirectTransition):
-            self.w.line(f"{var} = {ids[tr.state]}")
+            self.goto(tr.state)
             return
         assert isinstance(tr, ast.SelectTransition)
         keys = []
@@ -184,16 +199,16 @@ class ParserGenMixin:
             cond = self.keyset_condition(case.keyset, names, tr.keys)
             if cond == "True":  # default: the cases after it are never reached
                 if first:
-                    self.w.line(f"{var} = {ids[case.state]}")
+                    self.goto(case.state)
                 else:
                     self.w.line("else:")
                     with self.w.indent():
-                        self.w.line(f"{var} = {ids[case.state]}")
+                        self.goto(case.state)
                 return
             self.w.line(f"{'if' if first else 'elif'} {cond}:")
             first = False
             with self.w.indent():
-                self.w.line(f"{var} = {ids[case.state]}")
+                self.goto(case.state)
         # no case matched: NoMatch (P4_16 spec 12.6)
         no_match = f"raise _ParserError({self.checked.error_code('NoMatch')})"
         if first:
@@ -469,6 +484,27 @@ def _topological_states(decl: ast.ParserDecl) -> list[ast.ParserState] | None:
         return None
     order.reverse()
     return order
+
+
+def _inlinable(order: list[ast.ParserState], max_depth: int = 8) -> set[str]:
+    """The states of a straight-line parser (``order``, topological) that may run in
+    place of the one transition leading to them: not the start state, not looping,
+    named by one case of one state that is not looping either, and at most
+    ``max_depth`` such states nested in one another (Python's indentation limit)."""
+    refs: dict[str, list[str]] = {}
+    for state in order:
+        for name in _successors(state):
+            refs.setdefault(name, []).append(state.name)
+    looping = {s.name for s in order if s.name in _successors(s)}
+    depth: dict[str, int] = {}
+    for state in order[1:]:
+        preds = refs.get(state.name, [])
+        if len(preds) != 1 or state.name in looping or preds[0] in looping:
+            continue
+        d = depth.get(preds[0], 0) + 1
+        if d <= max_depth:
+            depth[state.name] = d
+    return set(depth)
 
 
 def _successors(state: ast.ParserState) -> list[str]:
