@@ -106,6 +106,8 @@ class ExprGenMixin:
                                       "index (x[i +: w], i of type int<N>) yet", e.lo.loc)
                 return f"(({self.expr(e.base)} >> {self.expr(e.lo)}) & {mask(evaluate(e.width))})"
             hi, lo = evaluate(e.hi), evaluate(e.lo)
+            if lo == 0:  # no shift: two opcodes fewer for the low bits
+                return f"({self.expr(e.base)} & {mask(hi + 1)})"
             return f"(({self.expr(e.base)} >> {lo}) & {mask(hi - lo + 1)})"
         if isinstance(e, ast.UnaryExpr):
             return self._unary(e)
@@ -240,6 +242,8 @@ class ExprGenMixin:
             rt = strip(e.right.type)
             assert isinstance(rt, BitT)
             code = f"(({a} << {rt.width}) | ({b} & {mask(rt.width)}))"
+            if b == "0":  # `x ++ 0`, as in `state[7:2] ++ EV_SLOT_GOOD`: nothing to OR
+                code = f"({a} << {rt.width})"
             if isinstance(lt, BitT) and lt.signed:
                 code = f"(({a} & {mask(lt.width)}) << {rt.width} | ({b} & {mask(rt.width)}))"
                 return self.wrap_code(code, t)
