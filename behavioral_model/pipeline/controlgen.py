@@ -325,7 +325,7 @@ class ControlGenMixin:
         if kind == "action":
             self.inline_action(target.decl, [a for a in target.args])
         elif kind == "table_apply":
-            self.apply_table(call)
+            self.apply_table(call, need_hit=False)
         elif kind == "apply":
             self.inline_apply(call)
         elif kind == "builtin":
@@ -476,8 +476,9 @@ class ControlGenMixin:
         self.with_copy_out(copies, lambda: self.control_body(child, decl))
 
     # -- tables -----------------------------------------------------------------------
-    def apply_table(self, e: ast.Expression) -> tuple[str, str]:
-        """Emit a table application; returns the Python names of (hit, action_run)."""
+    def apply_table(self, e: ast.Expression, need_hit: bool = True) -> tuple[str, str]:
+        """Emit a table application; returns the Python names of (hit, action_run) (no
+        hit flag is set without ``need_hit``: an apply statement reads neither)."""
         call = e if isinstance(e, ast.MethodCallExpr) else None
         if call is None or call.target is None or call.target.kind != "table_apply":
             raise P4TypeError("expected t.apply()", e.loc)
@@ -501,11 +502,13 @@ class ControlGenMixin:
         self.w.line(f"{entry} = {lookup}({key_tuple})" if keys else f"{entry} = None")
         self.w.line(f"if {entry} is None:")
         with self.w.indent():
-            self.w.line(f"{hit} = False")
+            if need_hit:
+                self.w.line(f"{hit} = False")
             self.w.line(f"{call_} = {table}.default_action")
         self.w.line("else:")
         with self.w.indent():
-            self.w.line(f"{hit} = True")
+            if need_hit:
+                self.w.line(f"{hit} = True")
             self.w.line(f"{call_} = {entry}.action")
             if decl.property("counters") is not None or decl.property("meters") is not None:
                 self.w.line(f"pk.table_hit({table}, {entry})")
@@ -525,7 +528,6 @@ class ControlGenMixin:
                 self.w.line(f"{call_} = {prof}.resolve({call_}, _selector_hash({prof}, "
                             f"{fields}, pk)) or {table}.default_action")
         self.w.line(f"{action} = {call_}.name")
-        self.w.line(f"{args} = {call_}.args")
         first = True
         for ref in decl.actions:
             adecl = ref.decl
@@ -536,6 +538,8 @@ class ControlGenMixin:
                 directional = [p for p in adecl.params if p.direction]
                 bound = [a.value for a in ref.args]
                 codes = [f"{args}[{i}]" for i in range(len(adecl.params) - len(directional))]
+                if codes:  # only an action with control-plane data reads them
+                    self.w.line(f"{args} = {call_}.args")
                 copies = self.bind_params(directional, bound)
                 rest = adecl.params[len(directional):]
                 for i, p in enumerate(rest):

@@ -162,7 +162,8 @@ class ExprGenMixin:
             if e.member == "size":
                 return str(base_t.size)
         if isinstance(base_t, ApplyResultT):
-            hit_var, action_var = self.apply_table(e.base)  # type: ignore[attr-defined]
+            hit_var, action_var = self.apply_table(  # type: ignore[attr-defined]
+                e.base, need_hit=e.member in ("hit", "miss"))
             if e.member == "hit":
                 return hit_var
             if e.member == "miss":
@@ -226,13 +227,15 @@ class ExprGenMixin:
             amount = self.const_value(e.right)
             if amount is not None:
                 return "0" if amount >= t.width else self.wrap_code(f"{a} << {amount}", t)
+            if _bounded_below(e.right, t.width):
+                return self.wrap_code(f"({a} << {b})", t)
             return self.wrap_code(f"({a} << {b} if {b} < {t.width} else 0)", t)
         if op == ">>":
             if isinstance(lt, BitT):
                 amount = self.const_value(e.right)
                 if amount is not None and amount >= lt.width:
                     return f"(-1 if {a} < 0 else 0)" if lt.signed else "0"
-                if amount is None:
+                if amount is None and not _bounded_below(e.right, lt.width):
                     limit = lt.width
                     return f"({a} >> ({b} if {b} < {limit} else {limit}))"
             return f"({a} >> {b})"
@@ -410,6 +413,24 @@ class ExprGenMixin:
 
     def action_run_type(self, t: Type) -> bool:
         return isinstance(t, ActionRunT)
+
+
+def _bounded_below(e: ast.Expression, limit: int) -> bool:
+    """Whether ``e`` is a constant-bounds slice (its code masks it) whose every value
+    is below ``limit``: a shift by it needs no guard (``x << s[5:0]`` in bit<64>),
+    also through a widening cast, which leaves the value as it is."""
+    while isinstance(e, ast.CastExpr):
+        src, dst = strip(e.expr.type), strip(e.type)
+        if not (isinstance(src, BitT) and isinstance(dst, BitT) and not src.signed
+                and not dst.signed and src.width <= dst.width):
+            return False
+        e = e.expr
+    if not isinstance(e, ast.SliceExpr) or e.hi is None:
+        return False
+    try:
+        return (1 << (evaluate(e.hi) - evaluate(e.lo) + 1)) <= limit
+    except NotConstant:
+        return False
 
 
 def make_value(cls: type, **fields: Any) -> Any:

@@ -398,10 +398,19 @@ class ParserGenMixin:
                 with self.w.indent():
                     self.w.line(f"out.append({fn}({code}))")
                 return
+            masked, unmasked = inline
             self.w.line(f"{h} = {code}")
             self.w.line(f"if {h}._valid:")
             with self.w.indent():
-                self.w.line(f"out.append({inline})")
+                if masked == unmasked:
+                    self.w.line(f"out.append({masked})")
+                    return
+                self.w.line("try:")
+                with self.w.indent():
+                    self.w.line(f"out.append({unmasked})")
+                self.w.line("except _PackError:")
+                with self.w.indent():
+                    self.w.line(f"out.append({masked})")
         elif isinstance(t, StackT):
             if zero is None:
                 for i in range(t.size):
