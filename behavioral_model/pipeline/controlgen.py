@@ -495,8 +495,7 @@ class ControlGenMixin:
             if isinstance(strip(k.expr.type), BoolT):
                 code = f"(1 if {code} else 0)"
             keys.append(code)
-        entry, hit, call_, action, args = (
-            self.module.fresh(x) for x in ("e", "hit", "ac", "an", "aa"))
+        entry, hit, call_, action = (self.module.fresh(x) for x in ("e", "hit", "ac", "an"))
         key_tuple = "(" + "".join(k + ", " for k in keys) + ")"
         lookup = self.state_alias(table, "lookup_fn")  # type: ignore[attr-defined]
         self.w.line(f"{entry} = {lookup}({key_tuple})" if keys else f"{entry} = None")
@@ -537,14 +536,14 @@ class ControlGenMixin:
             with self.w.indent():
                 directional = [p for p in adecl.params if p.direction]
                 bound = [a.value for a in ref.args]
-                codes = [f"{args}[{i}]" for i in range(len(adecl.params) - len(directional))]
-                if codes:  # only an action with control-plane data reads them
-                    self.w.line(f"{args} = {call_}.args")
-                copies = self.bind_params(directional, bound)
                 rest = adecl.params[len(directional):]
-                for i, p in enumerate(rest):
-                    name = self.module.fresh(p.name)
-                    self.w.line(f"{name} = {codes[i]}")
-                    self.env[id(p)] = name
+                if rest:
+                    # the action's control-plane data, one per parameter (every
+                    # ActionCall is built from the action's parameters), in one unpack
+                    names = [self.module.fresh(p.name) for p in rest]
+                    self.w.line(f"{', '.join(names)}, = {call_}.args")
+                    for p, name in zip(rest, names, strict=True):
+                        self.env[id(p)] = name
+                copies = self.bind_params(directional, bound)
                 self.with_copy_out(copies, partial(self.body_with_return, adecl.body))
         return hit, action

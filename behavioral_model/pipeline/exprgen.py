@@ -247,6 +247,8 @@ class ExprGenMixin:
             code = f"(({a} << {rt.width}) | ({b} & {mask(rt.width)}))"
             if b == "0":  # `x ++ 0`, as in `state[7:2] ++ EV_SLOT_GOOD`: nothing to OR
                 code = f"({a} << {rt.width})"
+            elif _bounded_below(e.right, 1 << rt.width):  # a slice is masked already
+                code = f"(({a} << {rt.width}) | {b})"
             if isinstance(lt, BitT) and lt.signed:
                 code = f"(({a} & {mask(lt.width)}) << {rt.width} | ({b} & {mask(rt.width)}))"
                 return self.wrap_code(code, t)
