@@ -143,3 +143,50 @@ def test_values_out_of_a_fields_range_are_cut_to_its_width_when_emitted() -> Non
         (Exact(3),), ActionCall("MyIngress.set", (0x1AB, 0x1CDEF, 0x1234567))))
     (out,) = device.process(bytes(12) + b"\x00\x03", 0)
     assert out.data[14:] == bytes([0xAB, 0xCD, 0xEF, 0x23, 0x45, 0x67])
+
+
+NIBBLE = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header nibble_t { bit<4> v; }
+header pad_t { bit<4> v; }
+header word_t { bit<16> v; }
+struct headers_t { nibble_t nibble; word_t word; pad_t pad; }
+struct meta_t { bit<8> unused; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start { pkt.extract(hdr.nibble); pkt.extract(hdr.word); pkt.extract(hdr.pad);
+                  transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { hdr.word.v = hdr.word.v + 1; std.egress_spec = 1; }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+def _parser_source(program: object) -> str:
+    source = program.compiled.source  # type: ignore[attr-defined]
+    return source[source.index("def block_parser"):source.index("block_verify_checksum")]
+
+
+def test_byte_boundary_tests_only_where_a_parser_may_leave_one() -> None:
+    """A program whose parsers move by whole bytes only extracts in place without
+    testing the cursor's alignment; one with a 4-bit header keeps the test, and a
+    16-bit header after it is read from the middle of a byte."""
+    from behavioral_model.program import load_program_text
+
+    assert "not pos & 7" not in _parser_source(load_program(ROOT / "p4src" / "mrc_nic.p4"))
+    program = load_program_text(NIBBLE, "nibble.p4")
+    assert "not pos & 7" in _parser_source(program)
+    (out,) = program.new_device().process(bytes([0xA1, 0x23, 0x4B]), 0)
+    # word 0x1234 + 1 read between the nibbles (each emitted padded to a byte)
+    assert out.data == bytes([0xA0, 0x12, 0x35, 0xB0])

@@ -139,13 +139,14 @@ def _unpack_lines(fn: str, words: list[_Word], h: str, names: list[str]) -> list
     return body
 
 
-def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str]
-                   ) -> list[str] | None:
+def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str],
+                   aligned: bool = False) -> list[str] | None:
     """The lines of an extraction of ``t`` into the local ``h`` at the call site, for
     a whole-byte fixed-width header (else None): at a byte boundary with enough bytes
     left, the body of ``fn``'s fast path in place (no call; ``fresh`` names its word
     locals); otherwise a call of ``fn``, which reads unaligned bits or raises
-    PacketTooShort. Either way ``pos`` ends after the header, as from the call."""
+    PacketTooShort. Either way ``pos`` ends after the header, as from the call. With
+    ``aligned`` (``pos`` is known to be a multiple of 8) only the length is tested."""
     fields = leaf_fields(t)
     if any(isinstance(ft, VarbitT) for _, ft, _ in fields):
         return None
@@ -154,7 +155,7 @@ def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str]
         return None
     words = [w for w in _words(fields) if w.size]
     body = _unpack_lines(fn, words, h, [fresh("w") for _ in words])
-    return ([f"if not pos & 7 and pos + {total} <= end:"]
+    return ([f"if {'' if aligned else 'not pos & 7 and '}pos + {total} <= end:"]
             + [f"    {line}" for line in body]
             + [f"    {h}._valid = True", f"    pos += {total}", "else:",
                f"    pos = {fn}(buf, pos, end, {h})"])

@@ -8,6 +8,8 @@ advance, lookahead, verify or an overflowing stack (`_ParserError(code)`) end pa
 
 from __future__ import annotations
 
+from dataclasses import fields as fields_of
+from dataclasses import is_dataclass
 from typing import Any
 
 from ..frontend import ast
@@ -23,6 +25,7 @@ from ..frontend.types import (
     StructT,
     TupleT,
     Type,
+    VarbitT,
 )
 from .aliasing import by_reference
 from .exprgen import strip
@@ -32,6 +35,7 @@ from .headercodec import (
     fixed_width,
     inline_emit,
     inline_extract,
+    leaf_fields,
 )
 from .values import py_name, shares_zero
 
@@ -290,7 +294,8 @@ class ParserGenMixin:
             tmp = self.module.fresh("h")
             self.w.line(f"{tmp} = _new({cls})")
             fn = self.extractor(t, varbit=False)
-            for line in inline_extract(fn, t, tmp, self.module.fresh) or \
+            for line in inline_extract(fn, t, tmp, self.module.fresh,
+                                       self.whole_bytes()) or \
                     [f"pos = {fn}(buf, pos, end, {tmp})"]:
                 self.w.line(line)
             self.w.line(f"{code} = {tmp}")
@@ -304,7 +309,7 @@ class ParserGenMixin:
         else:
             fn = self.extractor(t, varbit=False)
             h = self.module.fresh("h")
-            inline = inline_extract(fn, t, h, self.module.fresh)
+            inline = inline_extract(fn, t, h, self.module.fresh, self.whole_bytes())
             if inline is None:
                 self.w.line(f"pos = {fn}(buf, pos, end, {dest})")
             else:
@@ -312,6 +317,16 @@ class ParserGenMixin:
                 for line in inline:
                     self.w.line(line)
         self.after_extract(target)
+
+    def whole_bytes(self) -> bool:
+        """Whether every parser of the program moves the packet cursor by whole bytes
+        only (``_moves_whole_bytes``): then ``pos``, 0 at the start, is always at a byte
+        boundary and an inlined extraction need not test it."""
+        cached = self.__dict__.get("_whole_bytes")
+        if cached is None:
+            cached = self.__dict__["_whole_bytes"] = _moves_whole_bytes(
+                self.checked.program.decls)
+        return cached
 
     def extract_destination(self, target: ast.Expression) -> str:
         """Code of the header object extracted into. `stack.next`, and `stack.next.h`
@@ -493,6 +508,44 @@ def _topological_states(decl: ast.ParserDecl) -> list[ast.ParserState] | None:
         return None
     order.reverse()
     return order
+
+
+# Fields of AST nodes that point back into the tree (declarations, types), not down.
+_NOT_CHILDREN = frozenset(("decl", "target", "type", "type_ref", "resolved", "loc"))
+
+
+def _moves_whole_bytes(node: Any) -> bool:
+    """Whether every ``packet_in`` call under ``node`` moves the cursor by whole bytes:
+    extracts of fixed-width headers of whole bytes, advances by constant multiples of
+    8 bits (lookahead does not move it)."""
+    if isinstance(node, ast.MethodCallExpr) and node.target is not None \
+            and node.target.kind == "extern_method" \
+            and getattr(strip(node.target.receiver.type), "name", "") == "packet_in":
+        args = [a for a in node.target.args if a is not None]
+        name = node.target.decl.name
+        if name == "extract":
+            t = strip(args[0].type) if len(args) == 1 else None
+            if not isinstance(t, HeaderT):
+                return False
+            fields = leaf_fields(t)
+            if any(isinstance(ft, VarbitT) for _, ft, _ in fields) or \
+                    sum(w for _, _, w in fields) % 8:
+                return False
+        elif name == "advance":
+            try:
+                amount = evaluate(args[0])
+            except NotConstant:
+                return False
+            if not isinstance(amount, int) or amount % 8:
+                return False
+        elif name not in ("lookahead", "length"):
+            return False
+    if isinstance(node, list):
+        return all(_moves_whole_bytes(x) for x in node)
+    if not is_dataclass(node):
+        return True
+    return all(_moves_whole_bytes(getattr(node, f.name)) for f in fields_of(node)
+               if f.name not in _NOT_CHILDREN)
 
 
 def _inlinable(order: list[ast.ParserState], max_depth: int = 8) -> set[str]:
