@@ -175,3 +175,142 @@ def test_owned_gives_a_struct_its_own_header() -> None:
     own = owned(a, "never")
     own.a = 7
     assert a.never is own and b.never.a == 0 and owned(a, "never") is own
+
+
+FIELDS = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+struct headers_t { eth_t eth; }
+struct sub_t { bit<8> a; bit<8> b; }
+struct meta_t { bit<8> step; bit<8> v; bit<8> y; bit<8> z; bit<8> w; sub_t sub; }
+
+control Bump(in bit<8> step, inout bit<8> v) { apply { v = v + step; } }
+control Twice(inout bit<8> a, inout bit<8> b) { apply { a = a + 1; b = b + 10; } }
+control InAndOut(in bit<8> a, inout bit<8> b) { apply { b = a + 1; b = b + a; } }
+control FieldAndWhole(in bit<8> a, inout meta_t m) { apply { m.w = 5; m.w = m.w + a; } }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    Bump() bump;
+    Twice() twice;
+    InAndOut() in_and_out;
+    FieldAndWhole() field_and_whole;
+    apply {
+        bit<8> x = hdr.eth.src[7:0];
+        meta.step = 3;
+        meta.v = x;
+        bump.apply(meta.step, meta.v);
+        meta.y = x;
+        twice.apply(meta.y, meta.y);
+        meta.z = x;
+        in_and_out.apply(meta.z, meta.z);
+        meta.sub.a = x;
+        meta.sub.b = 1;
+        in_and_out.apply(meta.sub.a, meta.sub.b);
+        meta.w = x;
+        field_and_whole.apply(meta.w, meta);
+        hdr.eth.dst = meta.v ++ meta.y ++ meta.z ++ meta.sub.a ++ meta.sub.b ++ meta.w;
+        std.egress_spec = 1;
+    }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); } }
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize("x0", [0, 7, 200, 255])
+def test_parameters_bound_to_struct_fields_keep_copy_in_copy_out(x0: int) -> None:
+    """A scalar field of a struct passed to a control is the parameter itself
+    (``aliasing.direct_field``) only where no other argument overlaps it: the same
+    field twice, or the field and its whole struct, are still copied."""
+    device = load_program_text(FIELDS, "fields.p4").new_device()
+    frame = bytes(11) + bytes([x0]) + b"\x88\xb5"
+    (out,) = device.process(frame, 0)
+    assert out.data[0:6] == bytes([
+        (x0 + 3) & 0xFF,  # bump(meta.step, meta.v)
+        (x0 + 10) & 0xFF,  # twice(y, y): copied out left to right, the last one wins
+        (2 * x0 + 1) & 0xFF,  # in_and_out(z, z): a is the value copied in
+        x0,  # in_and_out(sub.a, sub.b): a untouched...
+        (2 * x0 + 1) & 0xFF,  # ...b = a + 1 + a
+        (5 + x0) & 0xFF,  # field_and_whole(w, meta): a is w as it was before the call
+    ])
+
+
+STACKS = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header seg_t { bit<8> v; }
+struct headers_t { eth_t eth; seg_t[3] parsed; seg_t[3] pushed; seg_t[3] indexed;
+                   seg_t[3] assigned; seg_t[3] never; }
+struct meta_t { bit<8> unused; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start {
+        pkt.extract(hdr.eth);
+        transition select(hdr.eth.type) { 1: seg; default: accept; }
+    }
+    state seg { pkt.extract(hdr.parsed.next); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control Touch(inout seg_t s) { apply { s.v = s.v + 1; } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    Touch() touch;
+    apply {
+        bit<8> i = hdr.eth.src[7:0];
+        hdr.pushed.push_front(1);
+        hdr.pushed[0].setValid();
+        hdr.pushed[0].v = 7;
+        hdr.indexed[i].v = hdr.indexed[i].v + 5;  // a run-time index
+        hdr.indexed[i].setValid();
+        touch.apply(hdr.assigned[1]);
+        headers_t copy = hdr;
+        copy.never[0].setValid();
+        copy.never[0].v = 9;
+        hdr.assigned = copy.never;
+        hdr.never[2].setInvalid();
+        std.egress_spec = 1;
+    }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply { pkt.emit(hdr); }
+}
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize("seg", [False, True])
+def test_stacks_of_structs_start_at_zero_in_every_packet(seg: bool) -> None:
+    """A struct's header stack starts as its type's shared zero stack (values.py):
+    extract, push_front, a run-time index, binding by reference and assignment each
+    write into a stack of the struct's own, never into the zero the next packet
+    starts from."""
+    program = load_program_text(STACKS, "stacks.p4")
+    device = program.new_device()
+    for i in (1, 2, 1):
+        frame = bytes(11) + bytes([i]) + (b"\x00\x01\x2a" if seg else b"\x00\x02")
+        (out,) = device.process(frame, 0)
+        body = out.data[14:]
+        parsed = b"\x2a" if seg else b""
+        # pushed[0] = 7; indexed[i] = 5; assigned = copy.never (only [0] valid, 9)
+        assert body == parsed + b"\x07" + b"\x05" + b"\x09", (i, body)
+    zero_stacks = program.compiled.values._zero_stacks.values()
+    assert zero_stacks
+    for stack in zero_stacks:
+        assert stack.next_index == 0 and all(_all_zero(e) for e in stack.elems)

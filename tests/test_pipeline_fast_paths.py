@@ -67,3 +67,126 @@ def test_a_parser_with_a_stack_loop_is_straight_line_code() -> None:
     parser = source[source.index("def block_parser"):source.index("block_verify_checksum")]
     # the SRH segment list loops on its own state; no state is dispatched by elif
     assert parser.count("while ") == 1 and "elif _sub" not in parser
+
+
+INLINE_STATES = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header one_t { bit<8> v; }
+header two_t { bit<8> a; bit<16> b; bit<24> c; }
+struct headers_t { eth_t eth; one_t first; one_t second; one_t last; two_t data; }
+struct meta_t { bit<8> unused; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start {
+        pkt.extract(hdr.eth);
+        transition select(hdr.eth.type) { 1: first; 2: second; default: accept; }
+    }
+    state first { pkt.extract(hdr.first); transition last; }
+    state second { pkt.extract(hdr.second); transition select(hdr.second.v) {
+        0: reject; default: last; } }
+    state last { pkt.extract(hdr.last); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    action set(bit<8> a, bit<16> b, bit<24> c) {
+        hdr.data.setValid();
+        hdr.data.a = a;
+        hdr.data.b = b;
+        hdr.data.c = c;
+    }
+    table t { key = { hdr.eth.type: exact; } actions = { set; NoAction; }
+              default_action = NoAction(); }
+    apply {
+        t.apply();
+        std.egress_spec = std.parser_error == error.NoError ? 9w1 : 9w2;
+    }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+def test_states_one_transition_leads_to_run_in_its_place() -> None:
+    """``first`` and ``second`` (one transition each leads to them) run in place of
+    that transition; ``last`` (two lead to it) keeps its test of the state variable."""
+    from behavioral_model.program import load_program_text
+
+    program = load_program_text(INLINE_STATES, "inline_states.p4")
+    source = program.compiled.source
+    parser = source[source.index("def block_parser"):source.index("block_verify_checksum")]
+    assert parser.count("if st == ") == 2  # `last`, and the final reject check
+    device = program.new_device()
+    eth = bytes(12)
+    for kind, rest, port in ((1, b"\x07\x08", 1), (2, b"\x05\x09", 1), (3, b"\x05\x09", 1),
+                             (2, b"\x00\x09", 2)):  # the last one rejected
+        frame = eth + kind.to_bytes(2, "big") + rest
+        (got,) = device.process(frame, 0)
+        assert (got.port, got.data) == (port, frame)
+
+
+def test_values_out_of_a_fields_range_are_cut_to_its_width_when_emitted() -> None:
+    """The deparser packs a field that is a word of its own unmasked and falls back on
+    the masked form when a value is out of range (here action data wider than the
+    field it is stored in)."""
+    from behavioral_model.program import load_program_text
+
+    device = load_program_text(INLINE_STATES, "inline_states.p4").new_device()
+    device.state.table("MyIngress.t").insert(TableEntry(
+        (Exact(3),), ActionCall("MyIngress.set", (0x1AB, 0x1CDEF, 0x1234567))))
+    (out,) = device.process(bytes(12) + b"\x00\x03", 0)
+    assert out.data[14:] == bytes([0xAB, 0xCD, 0xEF, 0x23, 0x45, 0x67])
+
+
+NIBBLE = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header nibble_t { bit<4> v; }
+header pad_t { bit<4> v; }
+header word_t { bit<16> v; }
+struct headers_t { nibble_t nibble; word_t word; pad_t pad; }
+struct meta_t { bit<8> unused; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start { pkt.extract(hdr.nibble); pkt.extract(hdr.word); pkt.extract(hdr.pad);
+                  transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { hdr.word.v = hdr.word.v + 1; std.egress_spec = 1; }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+def _parser_source(program: object) -> str:
+    source = program.compiled.source  # type: ignore[attr-defined]
+    return source[source.index("def block_parser"):source.index("block_verify_checksum")]
+
+
+def test_byte_boundary_tests_only_where_a_parser_may_leave_one() -> None:
+    """A program whose parsers move by whole bytes only extracts in place without
+    testing the cursor's alignment; one with a 4-bit header keeps the test, and a
+    16-bit header after it is read from the middle of a byte."""
+    from behavioral_model.program import load_program_text
+
+    assert "not pos & 7" not in _parser_source(load_program(ROOT / "p4src" / "mrc_nic.p4"))
+    program = load_program_text(NIBBLE, "nibble.p4")
+    assert "not pos & 7" in _parser_source(program)
+    (out,) = program.new_device().process(bytes([0xA1, 0x23, 0x4B]), 0)
+    # word 0x1234 + 1 read between the nibbles (each emitted padded to a byte)
+    assert out.data == bytes([0xA0, 0x12, 0x35, 0xB0])

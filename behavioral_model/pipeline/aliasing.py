@@ -14,7 +14,11 @@ For the same reason (and a function declared at top level sees only its own
 parameters too), an argument of a control application or of a top-level function call
 that is a variable of the caller (a Python local of the generated code) may be the
 parameter itself, whatever its type (``direct_bindings``): no copy in, no copy out,
-which is most of the cost of a small control or function applied several times.
+which is most of the cost of a small control or function applied several times. The
+same holds for a scalar field of a struct variable of the caller (``meta.qp_index``,
+``direct_field``): the callee reads and writes the field in place. Only fields reached
+through structs qualify: a header on the way may be a shared zero (values.py) that must
+not be written.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
-from ..frontend.types import BitT, BoolT, EnumT, strip_newtype
+from ..frontend.types import BitT, BoolT, EnumT, StructT, strip_newtype
 
 ANY = object()  # a run-time index (or a stack's next/last): may be any element
 
@@ -77,23 +81,40 @@ def by_reference(params: list[ast.Parameter], args: list[Any]) -> set[int]:
 def direct_bindings(params: list[ast.Parameter], args: list[Any], body: Any) -> set[int]:
     """Indexes of the parameters of an inlined control or top-level function (``body``:
     its declaration or body) that may be bound to their argument, a variable of the
-    caller, itself: ``inout`` ones (the caller sees the writes at once instead of at
-    the copy-out, which nothing can tell apart: the callee reaches the variable through
-    no other name) and ``in`` scalars the callee never writes. No other argument may
-    overlap it where either is written."""
+    caller or a scalar field of one (``direct_field``), itself: ``inout`` ones (the
+    caller sees the writes at once instead of at the copy-out, which nothing can tell
+    apart: the callee reaches the variable through no other name) and ``in`` scalars
+    the callee never writes. No other argument may overlap it where either is
+    written."""
     safe = by_reference(params, args)
     out = set()
     for i, (p, a) in enumerate(zip(params, args, strict=False)):
-        if i not in safe or not isinstance(a, ast.PathExpr) or a.decl is None:
+        if i not in safe:
             continue
-        if not isinstance(a.decl, ast.VariableDecl | ast.Parameter):
+        scalar = isinstance(strip_newtype(p.type_ref.resolved), BitT | BoolT | EnumT)
+        if isinstance(a, ast.PathExpr):
+            if not isinstance(a.decl, ast.VariableDecl | ast.Parameter):
+                continue
+        elif not (scalar and direct_field(a)):
             continue
         if p.direction == "inout" or (
-                p.direction == "in"
-                and isinstance(strip_newtype(p.type_ref.resolved), BitT | BoolT | EnumT)
-                and not _may_write(body, id(p))):
+                p.direction == "in" and scalar and not _may_write(body, id(p))):
             out.add(i)
     return out
+
+
+def direct_field(e: Any) -> bool:
+    """Whether ``e`` is a field of a struct variable (or parameter) reached through
+    structs only (``meta.a`` or ``meta.sub.a``, no header, stack or slice on the way)."""
+    if not isinstance(e, ast.MemberExpr):
+        return False
+    node = e
+    while isinstance(node, ast.MemberExpr):
+        if not isinstance(strip_newtype(node.base.type), StructT):
+            return False
+        node = node.base
+    return (isinstance(node, ast.PathExpr)
+            and isinstance(node.decl, ast.VariableDecl | ast.Parameter))
 
 
 # Fields of AST nodes that point back into the tree (declarations, types), not down.

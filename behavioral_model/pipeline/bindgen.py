@@ -30,7 +30,9 @@ class BindGenMixin:
         t = p.type_ref.resolved
         if direct and a is not None:
             code = self.expr(a)
-            if code.isidentifier():
+            # a local, or a struct's field (``aliasing.direct_field``) read and
+            # written in place
+            if all(part.isidentifier() for part in code.split(".")):
                 self.env[id(p)] = code
                 return None
         if a is None:

@@ -250,6 +250,7 @@ class ControlGenMixin:
                 size = stack_t.size if isinstance(stack_t, StackT) else 0
                 tmp = self.module.fresh("i")
                 self.w.line(f"{tmp} = {self.expr(lhs.index)}")
+                self.own(lhs.base)
                 self.w.line(f"if 0 <= {tmp} < {size}:")
                 with self.w.indent():
                     self.w.line(f"{self.expr(lhs.base)}.elems[{tmp}]._set({value})")
@@ -324,7 +325,7 @@ class ControlGenMixin:
         if kind == "action":
             self.inline_action(target.decl, [a for a in target.args])
         elif kind == "table_apply":
-            self.apply_table(call)
+            self.apply_table(call, need_hit=False)
         elif kind == "apply":
             self.inline_apply(call)
         elif kind == "builtin":
@@ -384,6 +385,7 @@ class ControlGenMixin:
                 self.w.line(f"{code}._clear()")
         elif name in ("push_front", "pop_front"):
             count = evaluate(target.args[0])
+            self.own(recv)
             self.w.line(f"_{name}({self.expr(recv)}, {count})")
         elif name == "isValid":
             self.w.line(self.builtin_expr(call))
@@ -474,8 +476,9 @@ class ControlGenMixin:
         self.with_copy_out(copies, lambda: self.control_body(child, decl))
 
     # -- tables -----------------------------------------------------------------------
-    def apply_table(self, e: ast.Expression) -> tuple[str, str]:
-        """Emit a table application; returns the Python names of (hit, action_run)."""
+    def apply_table(self, e: ast.Expression, need_hit: bool = True) -> tuple[str, str]:
+        """Emit a table application; returns the Python names of (hit, action_run) (no
+        hit flag is set without ``need_hit``: an apply statement reads neither)."""
         call = e if isinstance(e, ast.MethodCallExpr) else None
         if call is None or call.target is None or call.target.kind != "table_apply":
             raise P4TypeError("expected t.apply()", e.loc)
@@ -492,18 +495,19 @@ class ControlGenMixin:
             if isinstance(strip(k.expr.type), BoolT):
                 code = f"(1 if {code} else 0)"
             keys.append(code)
-        entry, hit, call_, action, args = (
-            self.module.fresh(x) for x in ("e", "hit", "ac", "an", "aa"))
+        entry, hit, call_, action = (self.module.fresh(x) for x in ("e", "hit", "ac", "an"))
         key_tuple = "(" + "".join(k + ", " for k in keys) + ")"
         lookup = self.state_alias(table, "lookup_fn")  # type: ignore[attr-defined]
         self.w.line(f"{entry} = {lookup}({key_tuple})" if keys else f"{entry} = None")
         self.w.line(f"if {entry} is None:")
         with self.w.indent():
-            self.w.line(f"{hit} = False")
+            if need_hit:
+                self.w.line(f"{hit} = False")
             self.w.line(f"{call_} = {table}.default_action")
         self.w.line("else:")
         with self.w.indent():
-            self.w.line(f"{hit} = True")
+            if need_hit:
+                self.w.line(f"{hit} = True")
             self.w.line(f"{call_} = {entry}.action")
             if decl.property("counters") is not None or decl.property("meters") is not None:
                 self.w.line(f"pk.table_hit({table}, {entry})")
@@ -523,7 +527,6 @@ class ControlGenMixin:
                 self.w.line(f"{call_} = {prof}.resolve({call_}, _selector_hash({prof}, "
                             f"{fields}, pk)) or {table}.default_action")
         self.w.line(f"{action} = {call_}.name")
-        self.w.line(f"{args} = {call_}.args")
         first = True
         for ref in decl.actions:
             adecl = ref.decl
@@ -533,12 +536,14 @@ class ControlGenMixin:
             with self.w.indent():
                 directional = [p for p in adecl.params if p.direction]
                 bound = [a.value for a in ref.args]
-                codes = [f"{args}[{i}]" for i in range(len(adecl.params) - len(directional))]
-                copies = self.bind_params(directional, bound)
                 rest = adecl.params[len(directional):]
-                for i, p in enumerate(rest):
-                    name = self.module.fresh(p.name)
-                    self.w.line(f"{name} = {codes[i]}")
-                    self.env[id(p)] = name
+                if rest:
+                    # the action's control-plane data, one per parameter (every
+                    # ActionCall is built from the action's parameters), in one unpack
+                    names = [self.module.fresh(p.name) for p in rest]
+                    self.w.line(f"{', '.join(names)}, = {call_}.args")
+                    for p, name in zip(rest, names, strict=True):
+                        self.env[id(p)] = name
+                copies = self.bind_params(directional, bound)
                 self.with_copy_out(copies, partial(self.body_with_return, adecl.body))
         return hit, action

@@ -106,6 +106,8 @@ class ExprGenMixin:
                                       "index (x[i +: w], i of type int<N>) yet", e.lo.loc)
                 return f"(({self.expr(e.base)} >> {self.expr(e.lo)}) & {mask(evaluate(e.width))})"
             hi, lo = evaluate(e.hi), evaluate(e.lo)
+            if lo == 0:  # no shift: two opcodes fewer for the low bits
+                return f"({self.expr(e.base)} & {mask(hi + 1)})"
             return f"(({self.expr(e.base)} >> {lo}) & {mask(hi - lo + 1)})"
         if isinstance(e, ast.UnaryExpr):
             return self._unary(e)
@@ -160,7 +162,8 @@ class ExprGenMixin:
             if e.member == "size":
                 return str(base_t.size)
         if isinstance(base_t, ApplyResultT):
-            hit_var, action_var = self.apply_table(e.base)  # type: ignore[attr-defined]
+            hit_var, action_var = self.apply_table(  # type: ignore[attr-defined]
+                e.base, need_hit=e.member in ("hit", "miss"))
             if e.member == "hit":
                 return hit_var
             if e.member == "miss":
@@ -224,13 +227,15 @@ class ExprGenMixin:
             amount = self.const_value(e.right)
             if amount is not None:
                 return "0" if amount >= t.width else self.wrap_code(f"{a} << {amount}", t)
+            if _bounded_below(e.right, t.width):
+                return self.wrap_code(f"({a} << {b})", t)
             return self.wrap_code(f"({a} << {b} if {b} < {t.width} else 0)", t)
         if op == ">>":
             if isinstance(lt, BitT):
                 amount = self.const_value(e.right)
                 if amount is not None and amount >= lt.width:
                     return f"(-1 if {a} < 0 else 0)" if lt.signed else "0"
-                if amount is None:
+                if amount is None and not _bounded_below(e.right, lt.width):
                     limit = lt.width
                     return f"({a} >> ({b} if {b} < {limit} else {limit}))"
             return f"({a} >> {b})"
@@ -240,6 +245,10 @@ class ExprGenMixin:
             rt = strip(e.right.type)
             assert isinstance(rt, BitT)
             code = f"(({a} << {rt.width}) | ({b} & {mask(rt.width)}))"
+            if b == "0":  # `x ++ 0`, as in `state[7:2] ++ EV_SLOT_GOOD`: nothing to OR
+                code = f"({a} << {rt.width})"
+            elif _bounded_below(e.right, 1 << rt.width):  # a slice is masked already
+                code = f"(({a} << {rt.width}) | {b})"
             if isinstance(lt, BitT) and lt.signed:
                 code = f"(({a} & {mask(lt.width)}) << {rt.width} | ({b} & {mask(rt.width)}))"
                 return self.wrap_code(code, t)
@@ -376,15 +385,17 @@ class ExprGenMixin:
         return code
 
     def shared_zero(self, e: ast.Expression) -> str | None:
-        """The global naming the shared zero header that ``e`` (a header field of a
-        struct) may hold (values.py), or None if ``e`` is not such a field."""
+        """The global naming the shared zero header or stack that ``e`` (a header or
+        stack field of a struct) may hold (values.py), or None if ``e`` is not such a
+        field."""
         if isinstance(e, ast.MemberExpr) and shares_zero(e.base.type, e.type):
-            return self.module.constant(self.values.class_for(strip(e.type))._zero, "zero")
+            return self.module.constant(self.values.shared_zero(strip(e.type))[1], "zero")
         return None
 
     def own(self, e: ast.Expression) -> None:
-        """Before writing into (or through) a header that is a field of a struct: if
-        it is still the shared zero, the struct gets a copy of its own (values.py).
+        """Before writing into (or through) a header or stack that is a field of a
+        struct: if it is still the shared zero, the struct gets a copy of its own
+        (values.py).
         A struct is never an element of a stack, so the chain to it is plain fields."""
         chain = []
         node = e
@@ -404,6 +415,24 @@ class ExprGenMixin:
 
     def action_run_type(self, t: Type) -> bool:
         return isinstance(t, ActionRunT)
+
+
+def _bounded_below(e: ast.Expression, limit: int) -> bool:
+    """Whether ``e`` is a constant-bounds slice (its code masks it) whose every value
+    is below ``limit``: a shift by it needs no guard (``x << s[5:0]`` in bit<64>),
+    also through a widening cast, which leaves the value as it is."""
+    while isinstance(e, ast.CastExpr):
+        src, dst = strip(e.expr.type), strip(e.type)
+        if not (isinstance(src, BitT) and isinstance(dst, BitT) and not src.signed
+                and not dst.signed and src.width <= dst.width):
+            return False
+        e = e.expr
+    if not isinstance(e, ast.SliceExpr) or e.hi is None:
+        return False
+    try:
+        return (1 << (evaluate(e.hi) - evaluate(e.lo) + 1)) <= limit
+    except NotConstant:
+        return False
 
 
 def make_value(cls: type, **fields: Any) -> Any:

@@ -75,33 +75,38 @@ class ExternGenMixin:
             self.helpers.append(line)  # type: ignore[attr-defined]
         return alias
 
-    def register_read(self, reg: str, index: str) -> str:
+    def register_read(self, reg: str, index: str, unsigned: bool = False) -> str:
         """An expression reading register ``reg`` at ``index`` in place, with
-        ``RegisterArray.read``'s rule: 0 out of range."""
+        ``RegisterArray.read``'s rule: 0 out of range. An ``unsigned`` index (of a
+        ``bit<W>`` type, never negative) is only checked against the size."""
         cells, size = self.state_alias(reg, "values"), self.state_alias(reg, "size")
         i = self.module.fresh("ri")
-        return f"({cells}[{i}] if 0 <= ({i} := {index}) < {size} else 0)"
+        low = "" if unsigned else "0 <= "
+        return f"({cells}[{i}] if {low}({i} := {index}) < {size} else 0)"
 
-    def register_write(self, reg: str, index: str, value: str) -> None:
+    def register_write(self, reg: str, index: str, value: str, unsigned: bool = False
+                       ) -> None:
         """Statements writing ``value`` into register ``reg`` at ``index`` in place, with
         ``RegisterArray.write``'s rules: truncated to width, ignored out of range (both
-        operands evaluated first, as in the call)."""
+        operands evaluated first, as in the call; ``unsigned`` as for reads)."""
         cells, size = self.state_alias(reg, "values"), self.state_alias(reg, "size")
         i, v = self.module.fresh("ri"), self.module.fresh("rv")
         self.w.line(f"{i} = {index}")
         self.w.line(f"{v} = {value}")
-        self.w.line(f"if 0 <= {i} < {size}:")
+        self.w.line(f"if {'' if unsigned else '0 <= '}{i} < {size}:")
         with self.w.indent():
             self.w.line(f"{cells}[{i}] = {v} & {self.state_alias(reg, 'mask')}")
 
-    def counter_count(self, ctr: str, index: str, nbytes: str) -> None:
+    def counter_count(self, ctr: str, index: str, nbytes: str, unsigned: bool = False
+                      ) -> None:
         """Statements counting one packet of ``nbytes`` on counter ``ctr`` at ``index``
-        in place, with ``CounterArray.count``'s rule: ignored out of range."""
+        in place, with ``CounterArray.count``'s rule: ignored out of range
+        (``unsigned`` as for register reads)."""
         size = self.state_alias(ctr, "size")
         i, n = self.module.fresh("ci"), self.module.fresh("cn")
         self.w.line(f"{i} = {index}")
         self.w.line(f"{n} = {nbytes}")
-        self.w.line(f"if 0 <= {i} < {size}:")
+        self.w.line(f"if {'' if unsigned else '0 <= '}{i} < {size}:")
         with self.w.indent():
             self.w.line(f"{self.state_alias(ctr, 'packet_counts')}[{i}] += 1")
             self.w.line(f"{self.state_alias(ctr, 'byte_counts')}[{i}] += {n}")
@@ -339,10 +344,10 @@ class ExternGenMixin:
     # -- v1model extern objects -------------------------------------------------------
     def _x_register_read(self, call: ast.MethodCallExpr, args: list) -> str:
         reg = self._instance(call, "register")
-        if len(args) == 1:
-            return self.register_read(reg, self.expr(args[0]))  # type: ignore[attr-defined]
-        return self._store(args[0],
-                           self.register_read(reg, self.expr(args[1])))  # type: ignore
+        index = args[0] if len(args) == 1 else args[1]
+        read = self.register_read(reg, self.expr(index),  # type: ignore[attr-defined]
+                                  unsigned_index(index))
+        return read if len(args) == 1 else self._store(args[0], read)
 
     def _x_register_write(self, call: ast.MethodCallExpr, args: list) -> str:
         reg = self._instance(call, "register")
@@ -350,12 +355,14 @@ class ExternGenMixin:
         value = self.expr(args[1])  # type: ignore[attr-defined]
         if isinstance(value_t, BitT) and value_t.signed:
             value = f"{value} & {(1 << value_t.width) - 1}"
-        self.register_write(reg, self.expr(args[0]), value)  # type: ignore[attr-defined]
+        self.register_write(reg, self.expr(args[0]), value,  # type: ignore[attr-defined]
+                            unsigned_index(args[0]))
         return ""
 
     def _x_counter_count(self, call: ast.MethodCallExpr, args: list) -> str:
         ctr = self._instance(call, "counter")
-        self.counter_count(ctr, self.expr(args[0]), "pk.sm.packet_length")  # type: ignore
+        self.counter_count(ctr, self.expr(args[0]), "pk.sm.packet_length",  # type: ignore
+                           unsigned_index(args[0]))
         return ""
 
     def _x_direct_counter_count(self, call: ast.MethodCallExpr, args: list) -> str:
@@ -372,3 +379,11 @@ class ExternGenMixin:
 
     def _x_Checksum16_get(self, call: ast.MethodCallExpr, args: list) -> str:
         return f"_checksum('csum16', {self.field_list(args[0])}, b'', 16, pk)"
+
+
+def unsigned_index(e: ast.Expression) -> bool:
+    """Whether an extern's index argument is of an unsigned ``bit<W>`` type: the
+    generated code keeps such values in [0, 2**W), so only the upper bound needs a
+    check."""
+    t = strip(e.type)
+    return isinstance(t, BitT) and not t.signed

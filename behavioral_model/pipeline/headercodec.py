@@ -139,13 +139,14 @@ def _unpack_lines(fn: str, words: list[_Word], h: str, names: list[str]) -> list
     return body
 
 
-def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str]
-                   ) -> list[str] | None:
+def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str],
+                   aligned: bool = False) -> list[str] | None:
     """The lines of an extraction of ``t`` into the local ``h`` at the call site, for
     a whole-byte fixed-width header (else None): at a byte boundary with enough bytes
     left, the body of ``fn``'s fast path in place (no call; ``fresh`` names its word
     locals); otherwise a call of ``fn``, which reads unaligned bits or raises
-    PacketTooShort. Either way ``pos`` ends after the header, as from the call."""
+    PacketTooShort. Either way ``pos`` ends after the header, as from the call. With
+    ``aligned`` (``pos`` is known to be a multiple of 8) only the length is tested."""
     fields = leaf_fields(t)
     if any(isinstance(ft, VarbitT) for _, ft, _ in fields):
         return None
@@ -154,7 +155,7 @@ def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str]
         return None
     words = [w for w in _words(fields) if w.size]
     body = _unpack_lines(fn, words, h, [fresh("w") for _ in words])
-    return ([f"if not pos & 7 and pos + {total} <= end:"]
+    return ([f"if {'' if aligned else 'not pos & 7 and '}pos + {total} <= end:"]
             + [f"    {line}" for line in body]
             + [f"    {h}._valid = True", f"    pos += {total}", "else:",
                f"    pos = {fn}(buf, pos, end, {h})"])
@@ -268,14 +269,21 @@ def _aligned_emit(fn: str, fields: list[tuple[str, Type, int]]) -> str:
                       f"def {fn}(h):", f"    return {value}"])
 
 
-def _aligned_emit_value(fn: str, words: list[_Word], h: str) -> str:
-    """The bytes of header object ``h`` as ``fn``'s emitter computes them."""
+def _aligned_emit_value(fn: str, words: list[_Word], h: str, unmasked: bool = False
+                        ) -> str:
+    """The bytes of header object ``h`` as ``fn``'s emitter computes them. With
+    ``unmasked``, an unsigned field that is a word of its own goes to ``struct`` or
+    ``to_bytes`` as it is: a value out of its range raises (``_PackError``) instead of
+    being cut to its width, for the caller to fall back on the masked form."""
     values = []
     for word in words:
         shift = word.size
         parts = []
         for path, ft, w in word.fields:
             shift -= w
+            if unmasked and len(word.fields) == 1 and isinstance(ft, BitT) and not ft.signed:
+                parts.append(f"{h}.{path}")
+                continue
             bits = _field_bits(path, ft, w, h)
             parts.append(f"({bits} << {shift})" if shift else bits)
         value = " | ".join(parts)
@@ -287,15 +295,20 @@ def _aligned_emit_value(fn: str, words: list[_Word], h: str) -> str:
     return f"_P{fn}({', '.join(values)})"
 
 
-def inline_emit(fn: str, t: HeaderT, h: str) -> str | None:
-    """The bytes of the header in local ``h`` as an expression, ``fn``'s emitter's
-    body in place (no call), for a whole-byte fixed-width header; else None."""
+def inline_emit(fn: str, t: HeaderT, h: str) -> tuple[str, str] | None:
+    """The bytes of the header in local ``h`` as expressions, ``fn``'s emitter's body
+    in place (no call), for a whole-byte fixed-width header; else None: the masked
+    form and the ``unmasked`` one (see ``_aligned_emit_value``; the same when no field
+    is a word of its own). The generated code keeps values in range, so the unmasked
+    form, two operations fewer per such field, nearly always serves."""
     fields = leaf_fields(t)
     if not fields or any(isinstance(ft, VarbitT) for _, ft, _ in fields):
         return None
     if sum(w for _, _, w in fields) % 8:
         return None
-    return _aligned_emit_value(fn, _words(fields), h)
+    words = _words(fields)
+    return (_aligned_emit_value(fn, words, h),
+            _aligned_emit_value(fn, words, h, unmasked=True))
 
 
 def _field_bits(path: str, ft: Type, width: int, h: str = "h") -> str:

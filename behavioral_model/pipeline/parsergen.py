@@ -8,6 +8,8 @@ advance, lookahead, verify or an overflowing stack (`_ParserError(code)`) end pa
 
 from __future__ import annotations
 
+from dataclasses import fields as fields_of
+from dataclasses import is_dataclass
 from typing import Any
 
 from ..frontend import ast
@@ -23,6 +25,7 @@ from ..frontend.types import (
     StructT,
     TupleT,
     Type,
+    VarbitT,
 )
 from .aliasing import by_reference
 from .exprgen import strip
@@ -32,8 +35,9 @@ from .headercodec import (
     fixed_width,
     inline_emit,
     inline_extract,
+    leaf_fields,
 )
-from .values import py_name
+from .values import py_name, shares_zero
 
 
 class ParserGenMixin:
@@ -77,16 +81,24 @@ class ParserGenMixin:
         (the usual case, header stacks included) becomes straight-line code, its states
         in topological order, each run if `var` names it (a self-loop as a ``while``):
         one test per state instead of a search through every state per transition. Any
-        other graph (TLVs) becomes a loop on `var`."""
-        saved = getattr(self, "_state_ids", None), getattr(self, "_state_var", "st")
+        other graph (TLVs) becomes a loop on `var`. In straight-line code a state that
+        one transition alone leads to runs in place of that transition (``_inlinable``):
+        no test of `var` for it."""
+        saved = (getattr(self, "_state_ids", None), getattr(self, "_state_var", "st"),
+                 getattr(self, "_inline_states", {}))
         ids = {s.name: i for i, s in enumerate(decl.states)}
         ids["accept"] = -1
         ids["reject"] = -2
         self._state_ids = ids
         self._state_var = var
+        self._inline_states = {}
         order = _topological_states(decl)
         if order is not None:
+            inline = _inlinable(order)
+            self._inline_states = {s.name: s for s in order if s.name in inline}
             for i, state in enumerate(order):
+                if state.name in inline:
+                    continue  # run by the transition that leads to it
                 looping = state.name in _successors(state)
                 if looping:
                     if i == 0:
@@ -107,7 +119,7 @@ class ParserGenMixin:
                     self.w.line(f"{'if' if i == 0 else 'elif'} {var} == {ids[state.name]}:")
                     with self.w.indent():
                         self.state_body(state)
-        self._state_ids, self._state_var = saved
+        self._state_ids, self._state_var, self._inline_states = saved
 
     def state_body(self, state: ast.ParserState) -> None:
         for stmt in state.body:
@@ -160,14 +172,21 @@ class ParserGenMixin:
             return
         self.statement(s)  # type: ignore[attr-defined]
 
+    def goto(self, name: str) -> None:
+        """Go to state ``name``: set the state variable, or run the state in place."""
+        state = self._inline_states.get(name)
+        if state is None:
+            self.w.line(f"{self._state_var} = {self._state_ids[name]}")
+        else:
+            self.state_body(state)
+
     def transition(self, tr: ast.Transition | None) -> None:
-        ids = self._state_ids
         var = self._state_var
         if tr is None:
             self.w.line(f"{var} = -2")
             return
         if isinstance(tr, ast.DirectTransition):
-            self.w.line(f"{var} = {ids[tr.state]}")
+            self.goto(tr.state)
             return
         assert isinstance(tr, ast.SelectTransition)
         keys = []
@@ -184,16 +203,16 @@ class ParserGenMixin:
             cond = self.keyset_condition(case.keyset, names, tr.keys)
             if cond == "True":  # default: the cases after it are never reached
                 if first:
-                    self.w.line(f"{var} = {ids[case.state]}")
+                    self.goto(case.state)
                 else:
                     self.w.line("else:")
                     with self.w.indent():
-                        self.w.line(f"{var} = {ids[case.state]}")
+                        self.goto(case.state)
                 return
             self.w.line(f"{'if' if first else 'elif'} {cond}:")
             first = False
             with self.w.indent():
-                self.w.line(f"{var} = {ids[case.state]}")
+                self.goto(case.state)
         # no case matched: NoMatch (P4_16 spec 12.6)
         no_match = f"raise _ParserError({self.checked.error_code('NoMatch')})"
         if first:
@@ -275,7 +294,8 @@ class ParserGenMixin:
             tmp = self.module.fresh("h")
             self.w.line(f"{tmp} = _new({cls})")
             fn = self.extractor(t, varbit=False)
-            for line in inline_extract(fn, t, tmp, self.module.fresh) or \
+            for line in inline_extract(fn, t, tmp, self.module.fresh,
+                                       self.whole_bytes()) or \
                     [f"pos = {fn}(buf, pos, end, {tmp})"]:
                 self.w.line(line)
             self.w.line(f"{code} = {tmp}")
@@ -289,7 +309,7 @@ class ParserGenMixin:
         else:
             fn = self.extractor(t, varbit=False)
             h = self.module.fresh("h")
-            inline = inline_extract(fn, t, h, self.module.fresh)
+            inline = inline_extract(fn, t, h, self.module.fresh, self.whole_bytes())
             if inline is None:
                 self.w.line(f"pos = {fn}(buf, pos, end, {dest})")
             else:
@@ -298,12 +318,23 @@ class ParserGenMixin:
                     self.w.line(line)
         self.after_extract(target)
 
+    def whole_bytes(self) -> bool:
+        """Whether every parser of the program moves the packet cursor by whole bytes
+        only (``_moves_whole_bytes``): then ``pos``, 0 at the start, is always at a byte
+        boundary and an inlined extraction need not test it."""
+        cached = self.__dict__.get("_whole_bytes")
+        if cached is None:
+            cached = self.__dict__["_whole_bytes"] = _moves_whole_bytes(
+                self.checked.program.decls)
+        return cached
+
     def extract_destination(self, target: ast.Expression) -> str:
         """Code of the header object extracted into. `stack.next`, and `stack.next.h`
         for a stack of header unions, check the bound (StackOutOfBounds, spec 8.18);
         extracting a union member invalidates the union's other members (8.20)."""
         stack_node = _next_of_stack(target)
         if stack_node is not None:
+            self.own(stack_node)  # type: ignore[attr-defined]
             stack = self.expr(stack_node)  # type: ignore[attr-defined]
             size = strip(stack_node.type).size
             self.w.line(f"if {stack}.next_index >= {size}:")
@@ -367,9 +398,12 @@ class ParserGenMixin:
 
     def emit_code(self, e: ast.Expression) -> None:
         """packet_out.emit: valid headers in order, recursing into structs/stacks/unions."""
-        self._emit_value(self.expr(e), strip(e.type))  # type: ignore[attr-defined]
+        zero = self.shared_zero(e) if isinstance(strip(e.type), StackT) else None  # type: ignore
+        self._emit_value(self.expr(e), strip(e.type), zero)  # type: ignore[attr-defined]
 
-    def _emit_value(self, code: str, t: Type) -> None:
+    def _emit_value(self, code: str, t: Type, zero: str | None = None) -> None:
+        """Emission of ``code``, a value of type ``t``; ``zero`` names the shared zero
+        stack a struct's stack may still be (values.py): nothing of it is valid."""
         if isinstance(t, HeaderT):
             fn = self.emitter(t)
             h = self.module.fresh("h")
@@ -379,16 +413,34 @@ class ParserGenMixin:
                 with self.w.indent():
                     self.w.line(f"out.append({fn}({code}))")
                 return
+            masked, unmasked = inline
             self.w.line(f"{h} = {code}")
             self.w.line(f"if {h}._valid:")
             with self.w.indent():
-                self.w.line(f"out.append({inline})")
+                if masked == unmasked:
+                    self.w.line(f"out.append({masked})")
+                    return
+                self.w.line("try:")
+                with self.w.indent():
+                    self.w.line(f"out.append({unmasked})")
+                self.w.line("except _PackError:")
+                with self.w.indent():
+                    self.w.line(f"out.append({masked})")
         elif isinstance(t, StackT):
-            for i in range(t.size):
-                self._emit_value(f"{code}.elems[{i}]", strip(t.elem))
+            if zero is None:
+                for i in range(t.size):
+                    self._emit_value(f"{code}.elems[{i}]", strip(t.elem))
+                return
+            self.w.line(f"if {code} is not {zero}:")
+            with self.w.indent():
+                self._emit_value(code, t)
         elif isinstance(t, StructT | HeaderUnionT):
             for f, ft in t.fields:
-                self._emit_value(f"{code}.{py_name(f)}", strip(ft))
+                inner = strip(ft)
+                zero = None
+                if isinstance(inner, StackT) and shares_zero(t, inner):
+                    zero = self.module.constant(self.values.shared_zero(inner)[1], "zero")
+                self._emit_value(f"{code}.{py_name(f)}", inner, zero)
         else:
             raise P4TypeError(f"cannot emit a value of type {t}", None)
 
@@ -456,6 +508,65 @@ def _topological_states(decl: ast.ParserDecl) -> list[ast.ParserState] | None:
         return None
     order.reverse()
     return order
+
+
+# Fields of AST nodes that point back into the tree (declarations, types), not down.
+_NOT_CHILDREN = frozenset(("decl", "target", "type", "type_ref", "resolved", "loc"))
+
+
+def _moves_whole_bytes(node: Any) -> bool:
+    """Whether every ``packet_in`` call under ``node`` moves the cursor by whole bytes:
+    extracts of fixed-width headers of whole bytes, advances by constant multiples of
+    8 bits (lookahead does not move it)."""
+    if isinstance(node, ast.MethodCallExpr) and node.target is not None \
+            and node.target.kind == "extern_method" \
+            and getattr(strip(node.target.receiver.type), "name", "") == "packet_in":
+        args = [a for a in node.target.args if a is not None]
+        name = node.target.decl.name
+        if name == "extract":
+            t = strip(args[0].type) if len(args) == 1 else None
+            if not isinstance(t, HeaderT):
+                return False
+            fields = leaf_fields(t)
+            if any(isinstance(ft, VarbitT) for _, ft, _ in fields) or \
+                    sum(w for _, _, w in fields) % 8:
+                return False
+        elif name == "advance":
+            try:
+                amount = evaluate(args[0])
+            except NotConstant:
+                return False
+            if not isinstance(amount, int) or amount % 8:
+                return False
+        elif name not in ("lookahead", "length"):
+            return False
+    if isinstance(node, list):
+        return all(_moves_whole_bytes(x) for x in node)
+    if not is_dataclass(node):
+        return True
+    return all(_moves_whole_bytes(getattr(node, f.name)) for f in fields_of(node)
+               if f.name not in _NOT_CHILDREN)
+
+
+def _inlinable(order: list[ast.ParserState], max_depth: int = 8) -> set[str]:
+    """The states of a straight-line parser (``order``, topological) that may run in
+    place of the one transition leading to them: not the start state, not looping,
+    named by one case of one state that is not looping either, and at most
+    ``max_depth`` such states nested in one another (Python's indentation limit)."""
+    refs: dict[str, list[str]] = {}
+    for state in order:
+        for name in _successors(state):
+            refs.setdefault(name, []).append(state.name)
+    looping = {s.name for s in order if s.name in _successors(s)}
+    depth: dict[str, int] = {}
+    for state in order[1:]:
+        preds = refs.get(state.name, [])
+        if len(preds) != 1 or state.name in looping or preds[0] in looping:
+            continue
+        d = depth.get(preds[0], 0) + 1
+        if d <= max_depth:
+            depth[state.name] = d
+    return set(depth)
 
 
 def _successors(state: ast.ParserState) -> list[str]:

@@ -117,4 +117,6 @@ NAMESPACE: dict[str, Any] = {
     "_Struct": struct.Struct,
     "_from_bytes": int.from_bytes,
     "_new": object.__new__,
+    # what struct.pack and int.to_bytes raise for a value out of a field's range
+    "_PackError": (struct.error, OverflowError),
 }

@@ -176,7 +176,22 @@ class V1ModelDevice(CompiledDevice):
     # -- whole pipeline ---------------------------------------------------------------
     def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:
         """Run one packet through ingress and egress (no queueing); all outputs."""
-        jobs, again = self.ingress(data, port, now_us)
+        ran = self.run_ingress(data, port, now_us)
+        if ran is None:
+            return []
+        hdr, meta, sm, pk = ran
+        if pk.clone_spec is None and pk.resubmit is None and not sm.mcast_grp:
+            # Nearly every packet: one unicast copy or a drop. What end_ingress and
+            # egress do with it, without an EgressJob between them.
+            out_port = sm.egress_spec
+            if out_port == DROP_PORT:
+                return []
+            sm.enq_timestamp = now_us & 0xFFFFFFFF
+            pkts, recirc = self.run_egress(out_port, 0, NORMAL, hdr, meta, sm, pk, now_us)
+            if recirc is None:
+                return pkts
+            return pkts + self._process_slow([recirc], [], now_us)
+        jobs, again = self.end_ingress(data, port, now_us, NORMAL, hdr, meta, sm, pk)
         for job in jobs:
             # No traffic manager here: each copy is enqueued and dequeued at once.
             job.sm.enq_timestamp = now_us & 0xFFFFFFFF

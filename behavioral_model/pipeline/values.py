@@ -12,6 +12,10 @@ a new struct costs a store per header, and a copy of it shares what is still zer
 Whoever writes into such a header first gives the struct a copy of its own: the
 generated code (``ExprGenMixin.own`` before every write, extract, setValid and binding
 by reference) and :func:`owned` for code outside it. The shared zero is never written.
+A stack of headers that is a field of a struct starts the same way, as its type's
+shared zero stack (``SharedZeroStack``): the NIC's and the switch's headers struct has
+an 8-entry segment stack that few packets fill, and building it was most of the cost
+of a new struct.
 """
 
 from __future__ import annotations
@@ -79,18 +83,28 @@ class HeaderStack:
         return f"HeaderStack({self.elems!r}, next={self.next_index})"
 
 
+class SharedZeroStack(HeaderStack):
+    """The zero value of a stack type, which a struct's stack field starts as: never
+    written (a copy of it is an ordinary ``HeaderStack``)."""
+
+    __slots__ = ()
+
+
 def shares_zero(container: Type, field_type: Type) -> bool:
-    """Whether a field of type ``field_type`` of a ``container`` starts as the shared zero
-    of its header type: a header directly in a struct (not in a header union or stack)."""
-    return isinstance(_strip(container), StructT) and isinstance(_strip(field_type), HeaderT)
+    """Whether a field of type ``field_type`` of a ``container`` starts as a shared
+    zero: a header, or a stack of headers, directly in a struct (not in a header union
+    or stack)."""
+    t = _strip(field_type)
+    return isinstance(_strip(container), StructT) and (
+        isinstance(t, HeaderT) or isinstance(t, StackT) and isinstance(_strip(t.elem), HeaderT))
 
 
 def owned(obj: Any, name: str) -> Any:
-    """``obj.name``, first replaced by a copy of its own if it is a shared zero header:
-    for Python code that writes into a struct's header (the generated code does the
-    same inline)."""
+    """``obj.name``, first replaced by a copy of its own if it is a shared zero header
+    or stack: for Python code that writes into a struct's header (the generated code
+    does the same inline)."""
     value = getattr(obj, name)
-    if value is getattr(type(value), "_zero", None):
+    if value is getattr(type(value), "_zero", None) or type(value) is SharedZeroStack:
         value = value._copy()
         setattr(obj, name, value)
     return value
@@ -101,6 +115,7 @@ class ValueFactory:
 
     def __init__(self) -> None:
         self._classes: dict[Any, type] = {}
+        self._zero_stacks: dict[tuple[type, int], SharedZeroStack] = {}
 
     def default_expr(self, t: Type) -> str:
         """Python source creating the zero value of type `t` (used by generated code)."""
@@ -122,6 +137,18 @@ class ValueFactory:
 
     def classes(self) -> dict[str, type]:
         return {cls.__name__: cls for cls in self._classes.values()}
+
+    def shared_zero(self, t: HeaderT | StackT) -> tuple[str, Any]:
+        """The shared zero of a header or header stack type (see ``shares_zero``) and
+        the name generated code gives it."""
+        if isinstance(t, StackT):
+            elem = self.class_for(_strip(t.elem))
+            zero = self._zero_stacks.get((elem, t.size))
+            if zero is None:
+                zero = SharedZeroStack([elem() for _ in range(t.size)])
+                self._zero_stacks[(elem, t.size)] = zero
+            return f"_ZS{t.size}{elem.__name__}", zero
+        return f"_Z{self.class_name(t)}", self.class_for(t)._zero
 
     def class_for(self, t: StructLike) -> type:
         key = (type(t).__name__, t.name, id(t.decl), tuple(t.fields) if t.decl is None else ())
@@ -151,10 +178,11 @@ class ValueFactory:
             inner = _strip(ft)
             if isinstance(inner, StructLike):
                 ns[self.class_name(inner)] = self.class_for(inner)
-                if shares_zero(t, inner):
-                    ns[f"_Z{self.class_name(inner)}"] = self.class_for(inner)._zero
             if isinstance(inner, StackT) and isinstance(inner.elem, StructLike):
                 ns[self.class_name(inner.elem)] = self.class_for(inner.elem)
+            if shares_zero(t, inner):
+                zname, zero = self.shared_zero(inner)
+                ns[zname] = zero
         # __init__ and _copy build nested headers and structs in place (object.__new__
         # and slot stores), not through their classes: a program's headers struct holds
         # tens of headers, and a Python call per header was most of its cost per packet.
@@ -167,7 +195,7 @@ class ValueFactory:
             ft = dict(fields).get(f)
             composite = ft is not None and isinstance(_strip(ft), StructLike | StackT)
             if ft is not None and shares_zero(t, ft):
-                z = f"_Z{self.class_name(_strip(ft))}"
+                z, _ = self.shared_zero(_strip(ft))
                 set_lines += [f"        v = o.{f}",
                               f"        if v is {z}:",
                               f"            if self.{f} is not {z}: self.{f}._clear()",
@@ -220,8 +248,7 @@ class ValueFactory:
         for f, ft in t.fields:
             inner = _strip(ft)
             if shares_zero(t, inner):
-                zero = f"_Z{self.class_name(inner)}"
-                ns[zero] = self.class_for(inner)._zero
+                zero, ns[zero] = self.shared_zero(inner)
                 lines.append(f"{var}.{py_name(f)} = {zero}")
             elif isinstance(inner, StructLike | StackT):
                 sub = next(temps)
@@ -263,9 +290,8 @@ class ValueFactory:
             old, new = next(temps), next(temps)
             lines.append(f"{old} = {src}.{slot}")
             if shares_zero(t, inner):
-                # a shared zero header stays shared: copying it is one store
-                zero = f"_Z{self.class_name(inner)}"
-                ns[zero] = self.class_for(inner)._zero
+                # a shared zero header or stack stays shared: copying it is one store
+                zero, ns[zero] = self.shared_zero(inner)
                 lines += [f"if {old} is {zero}:", f"    {dst}.{slot} = {old}", "else:"]
                 lines += [f"    {line}" for line in
                           self._copy_lines(inner, old, new, ns, temps)]
