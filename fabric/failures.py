@@ -113,9 +113,3 @@ def schedule_failures(scenario: Scenario, network: Network,
                 else:
                     call_later(env, when, cable_state, end, action == "up")
     return log
-
-
-def schedule_device_failures(scenario: Scenario, network: Network) -> None:
-    """The failures as a switch process of a partitioned run does them (no
-    controller, no log)."""
-    schedule_failures(scenario, network, None)

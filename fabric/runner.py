@@ -32,7 +32,7 @@ from host.completions import WriteHandle
 from host.roce import DcqcnConfig, RoceEndpoint
 
 from .control import FabricController, ProgrammingError, topology_for_simulation
-from .failures import schedule_device_failures, schedule_failures
+from .failures import schedule_failures
 from .metrics import Metrics
 from .plan_overrides import ecmp_pins, override
 from .scenario import Scenario, ScenarioError
@@ -259,7 +259,7 @@ def _build_and_run(scenario: Scenario, mode: str, only: tuple[str, ...],
         if len(parts) > 1:
             # the switch processes serve their devices before the controller connects
             driver = Workers(network, parts, transport_config(scenario),
-                             partial(schedule_device_failures, scenario))
+                             partial(schedule_failures, scenario, controller=None))
         network.start_servers()
         controller.program_all()
         return _run(scenario, mode, only, network, controller, metrics, progress, driver)
