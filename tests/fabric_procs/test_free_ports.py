@@ -9,6 +9,7 @@ import pytest
 
 from fabric.procs import free_ports
 from fabric.procs.free_ports import PORT_RANGE_VARIABLE, free_tcp_port, port_range
+from tests.loopback import free_port_base
 
 
 def test_a_range_is_low_dash_high_and_anything_else_is_ignored(
@@ -22,10 +23,12 @@ def test_a_range_is_low_dash_high_and_anything_else_is_ignored(
 
 def test_ports_come_from_the_range_and_skip_a_taken_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    # four ports of this worker's own range: next to a kernel-given (ephemeral) port,
+    # another worker's connection may take one of them meanwhile (seen in CI)
+    busy = free_port_base(4)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
-        taken.bind(("127.0.0.1", 0))
+        taken.bind(("127.0.0.1", busy))
         taken.listen()
-        busy = taken.getsockname()[1]
         monkeypatch.setenv(PORT_RANGE_VARIABLE, f"{busy}-{busy + 3}")
         monkeypatch.setattr(free_ports, "_handed_out", set())
         given = {free_tcp_port() for _ in range(3)}
@@ -52,9 +55,7 @@ def test_a_reserved_port_is_never_handed_out(monkeypatch: pytest.MonkeyPatch) ->
     # a fabric's devices start one after another: a port chosen for one device's own
     # use (BMv2's Thrift) must not be the gRPC port of a device not listening yet
     monkeypatch.setattr(free_ports, "_handed_out", set())
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        low = probe.getsockname()[1]
+    low = free_port_base(3)
     monkeypatch.setenv(PORT_RANGE_VARIABLE, f"{low}-{low + 2}")
     free_ports.reserve_tcp_ports([f"127.0.0.1:{low}", f"127.0.0.1:{low + 1}", "bad"])
     assert free_tcp_port() == low + 2
