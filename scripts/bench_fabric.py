@@ -11,8 +11,13 @@
    >= 90,000 in the default number of processes.
 2. CPU microseconds per hop at 12, 48, 120 and 250 devices (generated 2-plane Clos
    fabrics), every other NIC writing the same number of bytes to a NIC on the next T0
-   (the same offered load per NIC). Goal: at 250 devices within 1.25x of 12. Each
-   size also runs once on ``--procs`` processes: its wall time and the speed-up.
+   (the same offered load per NIC). Goal: at 250 devices within 1.25x of 12. As the
+   shapes grow, a T0 has more senders per uplink (its uplinks offered 0.5, 1, 1.5
+   and 2.2 times their rate), so the larger runs also queue, mark and reorder more.
+   Each size therefore runs a second time with fewer senders, as many per T0 as
+   half its uplinks (the 12-device run's load), which separates the cost of the
+   fabric's size from that of congestion; and once on ``--procs`` processes: its
+   wall time and the speed-up.
 3. The two programs in-process, per CPU-second: the NIC's transmit and receive paths
    and the switch forwarding (scripts/bench_model.py (d), (d'), (e)). Goal: NIC
    transmit and receive >= 80,000 packets/s each.
@@ -68,9 +73,8 @@ QUICK_SHAPES = (12, 48)
 
 
 def clos_topology(t1: int, t0: int, nics_per_t0: int) -> tuple[str, list[str]]:
-    """A generated Clos topology where every even NIC n writes to NIC n + nics_per_t0
-    (the same place on the next T0): the uplinks run at half their rate, so the
-    measure is the simulator's, not a congestion experiment's."""
+    """A generated Clos topology with a QP from every even NIC n to NIC
+    n + nics_per_t0 (the same place on the next T0); the QPs' names."""
     nics = t0 * nics_per_t0
     qps = [f"  - {{name: q{n}, endpoints: [nic{n}, nic{(n + nics_per_t0) % nics}]}}"
            for n in range(0, nics, 2)]
@@ -83,6 +87,21 @@ def clos_topology(t1: int, t0: int, nics_per_t0: int) -> tuple[str, list[str]]:
         "  port_base: 51000", "qp_defaults: {evs_per_plane: 2, backups_per_plane: 1}",
         "qps:", *qps, ""])
     return text, [f"q{n}" for n in range(0, nics, 2)]
+
+
+def half_load_senders(t1: int, t0: int, nics_per_t0: int, qps: list[str]) -> list[str]:
+    """The QPs of ``max(1, t1 // 2)`` senders on every T0 (its first even NICs): each
+    T0's uplinks, ``t1`` per plane, are then offered at most half their rate, as in
+    the 12-device shape where every other NIC sends."""
+    per_t0 = min(max(1, t1 // 2), (nics_per_t0 + 1) // 2)
+    chosen = {f"q{t * nics_per_t0 + 2 * j}" for t in range(t0) for j in range(per_t0)}
+    return [q for q in qps if q in chosen]
+
+
+def uplink_load(t1: int, t0: int, senders: int) -> float:
+    """Per plane, what one T0's senders offer its uplinks, in uplink rates (a sender
+    fills its port to each plane)."""
+    return senders / t0 / t1
 
 
 def rate(run: RunResult) -> tuple[float, float]:
@@ -144,20 +163,21 @@ def _profiling(profiler: cProfile.Profile | None) -> Iterator[None]:
 def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
     per_nic = 128 << 10 if quick else 256 << 10
     print(f"(2) CPU time per hop against devices, {per_nic >> 10} KiB per sending NIC "
-          f"(one process; the last two columns on --procs {procs}):")
+          f"(one process; 'half load': again with T1s/2 senders per T0, the uplinks "
+          f"at most half loaded; the last two columns on --procs {procs}):")
     print(f"    {'devices':>7} {'senders':>7} {'hops':>9} {'wall s':>7} {'CPU s':>6} "
-          f"{'hops/CPU-s':>10} {'CPU us/hop':>10}  intact {'wall s':>7} {'speed-up':>8}")
-    per_hop = {}
+          f"{'hops/CPU-s':>10} {'CPU us/hop':>10}  intact {'load':>4}  half load: "
+          f"{'senders':>7} {'load':>4} {'CPU us/hop':>10}  {'wall s':>7} {'speed-up':>8}")
+    per_hop: dict[int, float] = {}
+    per_hop_half: dict[int, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-fabric-") as tmp:
         for devices in sizes:
-            text, qps = clos_topology(*SHAPES[devices])
+            shape = SHAPES[devices]
+            text, qps = clos_topology(*shape)
             path = Path(tmp) / f"clos{devices}.yaml"
             path.write_text(text)
-            # gap_threshold as in the congested scenarios: queueing reorders sprayed
-            # packets, and false loss reports would make this a congestion experiment
-            scenario = Scenario(name=f"clos{devices}", topology=str(path),
-                                workloads=[Workload(qp=q, bytes=per_nic) for q in qps],
-                                transport=TransportSpec(gap_threshold=48), baseline=False)
+            scenario = _clos_scenario(path, qps, per_nic)
+            half = half_load_senders(*shape, qps)
             repeat = 1 if quick or devices > 48 else REPEAT
             # the first run of a process pays for warming up (code objects, caches):
             # one run more at the first size, not counted
@@ -173,10 +193,22 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
             per_hop[devices] = run.sim_cpu_s / run.packet_hops * 1e6
             line = (f"    {devices:>7} {len(qps):>7} {run.packet_hops:>9,} "
                     f"{run.sim_wall_s:>7.2f} {run.sim_cpu_s:>6.2f} {per_cpu:>10,.0f} "
-                    f"{per_hop[devices]:>10.1f}  {'yes' if run.intact else 'NO':<6}")
+                    f"{per_hop[devices]:>10.1f}  {'yes' if run.intact else 'NO':<6} "
+                    f"{uplink_load(shape[0], shape[1], len(qps)):>4.1f}             ")
+            try:
+                # where every other NIC already loads the uplinks half, the run is the same
+                calm = run if half == qps else min(
+                    (_set_up_and_run(_clos_scenario(path, half, per_nic))
+                     for _ in range(repeat)), key=lambda r: r.sim_cpu_s)
+                per_hop_half[devices] = calm.sim_cpu_s / calm.packet_hops * 1e6
+                line += (f"{len(half):>7} {uplink_load(shape[0], shape[1], len(half)):>4.1f} "
+                         f"{per_hop_half[devices]:>10.1f}"
+                         + ("" if calm.intact else " (not intact)"))
+            except ScenarioError as err:
+                line += f"not set up: {str(err).splitlines()[0][-60:]}"
             try:
                 split = _set_up_and_run(scenario, procs)
-                line += f" {split.sim_wall_s:>7.2f} {run.sim_wall_s / split.sim_wall_s:>7.2f}x"
+                line += f"  {split.sim_wall_s:>7.2f} {run.sim_wall_s / split.sim_wall_s:>7.2f}x"
                 if split.packet_hops != run.packet_hops:
                     line += " (a different run: a bug)"
             except ScenarioError as err:
@@ -190,6 +222,18 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
     print(f"    CPU per hop at {largest} devices / at {min(per_hop)}: {ratio:.2f}  "
           f"goal <= {GOAL_FLATNESS}" + (f": {met}" if largest == max(SHAPES) else
                                          " (at 250 devices; not run here)"))
+    if largest in per_hop_half and min(per_hop) in per_hop_half:
+        print(f"    the same at half load: {per_hop_half[largest] / per_hop_half[min(per_hop)]:.2f}"
+              " (what the fabric's size costs, congestion apart)")
+
+
+def _clos_scenario(topology: Path, senders: list[str], per_nic: int) -> Scenario:
+    """``per_nic`` bytes on each QP of ``senders``; gap_threshold as in the congested
+    scenarios: queueing reorders sprayed packets, and false loss reports would make
+    this a congestion experiment."""
+    return Scenario(name=topology.stem, topology=str(topology),
+                    workloads=[Workload(qp=q, bytes=per_nic) for q in senders],
+                    transport=TransportSpec(gap_threshold=48), baseline=False)
 
 
 def _set_up_and_run(scenario: Scenario, procs: int = 1,

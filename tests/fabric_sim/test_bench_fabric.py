@@ -22,6 +22,12 @@ def test_bench_fabric_quick_prints_its_figures() -> None:
     rows = [line.split() for line in out.splitlines() if line.strip()[:2] in ("12", "48")]
     assert [row[0] for row in rows] == ["12", "48"]
     assert all(row[7] == "yes" for row in rows), "a transfer was not intact"
+    # the half-load run: at most as many senders, the uplinks at most half loaded, and
+    # where every other NIC sending already is half load (12 devices), the same run
+    assert all(int(row[9]) <= int(row[1]) and float(row[10]) <= 0.5 for row in rows)
+    assert rows[0][9] == rows[0][1] and rows[0][11] == rows[0][6]
+    assert int(rows[1][9]) < int(rows[1][1]) and float(rows[1][8]) > 0.5
+    assert "the same at half load:" in out
     # each size also ran on two processes: its wall time and speed-up, the same run
     assert all(row[-1].endswith("x") for row in rows)
     assert "a different run" not in out
