@@ -129,11 +129,14 @@ class _Queue:
 
 
 class _Port:
-    __slots__ = ("queues", "size", "rate_pps", "delay_us", "next_free")
+    __slots__ = ("queues", "size", "busy", "rate_pps", "delay_us", "next_free")
 
     def __init__(self, nb_priorities: int, capacity: int, rate_pps: int) -> None:
         self.queues = [_Queue(capacity, rate_pps) for _ in range(nb_priorities)]
         self.size = 0
+        # bit p set while queue p holds packets: a dequeue finds the highest one
+        # without looking at every priority (8 in a fabric, data at the lowest)
+        self.busy = 0
         self.rate_pps = 0  # port shaper, off by default
         self.delay_us = 0.0
         self.next_free = float("-inf")
@@ -294,6 +297,7 @@ class TrafficManager:
         sm.enq_qdepth = depth & _M19
         self._seq += 1
         items.append((send, self._seq, now, job))
+        p.busy |= 1 << priority
         p.size += 1
         self._size += 1
         self._active.add(port)
@@ -381,8 +385,38 @@ class TrafficManager:
         p = self._ports.get(port)
         if p is None or not p.size:
             return None
-        taken = self._drain_port(port, p, now, 1, paused)
-        return taken[0][2] if taken else None
+        if p.delay_us:  # a port shaper decides when: the general path
+            taken = self._drain_port(port, p, now, 1, paused)
+            return taken[0][2] if taken else None
+        # _drain_port's choice for one packet: the highest priority not paused whose
+        # head is due (a queue with a rate may hold a packet not due yet)
+        queues = p.queues
+        candidates = p.busy & ~paused
+        while candidates:
+            prio = candidates.bit_length() - 1
+            items = queues[prio].items
+            if items[0][0] <= now:
+                break
+            candidates ^= 1 << prio
+        else:
+            return None
+        _, _, enq_time, job = items.popleft()
+        if not items:
+            p.busy ^= 1 << prio
+        sm = job.sm
+        sm.deq_timedelta = (int(now) - int(enq_time)) & _M32
+        sm.deq_qdepth = len(items) & _M19
+        has_qid = self._qid.get(type(sm))
+        if has_qid is None:
+            has_qid = self._qid[type(sm)] = hasattr(sm, "qid")
+        if has_qid:
+            sm.qid = prio
+        p.size -= 1
+        self._size -= 1
+        if not p.size:
+            self._active.discard(port)
+        self._dequeued += 1
+        return job
 
     def _drain_port(self, port: int, p: _Port, now: float,
                     budget: int, paused: int = 0) -> list[tuple[float, int, Any]]:
@@ -416,6 +450,8 @@ class TrafficManager:
                 if p.delay_us:
                     p.next_free = t + p.delay_us
             _, seq, enq_time, job = chosen.items.popleft()
+            if not chosen.items:
+                p.busy &= ~(1 << prio)
             p.size -= 1
             sm = job.sm
             sm.deq_timedelta = (int(t) - int(enq_time)) & _M32
@@ -440,6 +476,7 @@ class TrafficManager:
                 jobs.extend(e[3] for e in q.items)
                 q.items.clear()
             p.size = 0
+            p.busy = 0
         self._active.clear()
         self._size = 0
         self._stats.flushed += len(jobs)

@@ -7,6 +7,8 @@ import struct
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from behavioral_model.program import load_program_text
 from behavioral_model.switch.engine import Dataplane
@@ -504,3 +506,41 @@ def test_dequeue_port_skips_the_priorities_a_pause_holds() -> None:
     single.enqueue(job(port=1, priority=0, tag="only"), 0)
     assert single.dequeue_port(1, 1, paused=0b1) is None
     assert single.dequeue_port(1, 1).tag == "only"
+
+
+# -- dequeue_port: one packet of one port, as the general drain would choose it ------
+_steps = st.lists(st.tuples(st.sampled_from(("enqueue", "dequeue")), st.integers(0, 3),
+                            st.integers(0, 15), st.integers(0, 3)), max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=_steps, rate=st.sampled_from((0, 1000, 250_000)),
+       shaped=st.booleans(), qid=st.booleans())
+def test_dequeue_port_takes_what_the_general_drain_takes(steps, rate, shaped, qid) -> None:
+    """A fabric port asks for one packet at a time (``dequeue_port``); its choice, the
+    metadata and the counters must be those of the general drain (``_drain_port``, as
+    ``dequeue_ready`` uses), whatever the priorities, pauses, rates and port shaper."""
+    fast, slow = (TrafficManager(priority_queues=4, queue_depth=8, queue_rate_pps=rate)
+                  for _ in range(2))
+    if shaped:
+        for tm in (fast, slow):
+            tm.set_port_rate(1, 500_000)
+    now = 0.0
+    for n, (kind, priority, paused, gap) in enumerate(steps):
+        now += gap
+        if kind == "enqueue":
+            a, b = qjob(1, priority, qid), qjob(1, priority, qid)
+            a.tag = b.tag = n
+            assert fast.enqueue(a, now) == slow.enqueue(b, now)
+            continue
+        got = fast.dequeue_port(1, now, paused)
+        p = slow._ports.get(1)
+        taken = slow._drain_port(1, p, now, 1, paused) if p is not None and p.size else []
+        if not taken:
+            assert got is None
+            continue
+        want = taken[0][2]
+        assert got is not None and got.tag == want.tag and meta(got) == meta(want)
+        assert (fast.queue_depth(1), len(fast), fast.stats.dequeued) == \
+            (slow.queue_depth(1), len(slow), slow.stats.dequeued)
+        assert fast.next_departure_time() == slow.next_departure_time()
