@@ -15,9 +15,10 @@
    shapes grow, a T0 has more senders per uplink (its uplinks offered 0.5, 1, 1.5
    and 2.2 times their rate), so the larger runs also queue, mark and reorder more.
    Each size therefore runs a second time with fewer senders, as many per T0 as
-   half its uplinks (the 12-device run's load), which separates the cost of the
-   fabric's size from that of congestion; and once on ``--procs`` processes: its
-   wall time and the speed-up.
+   half its uplinks (the 12-device run's load), which takes congestion out of the
+   comparison (what is left grows with the flows in flight, not with the devices:
+   docs/simulator-performance.md); and once on ``--procs`` processes: its wall time
+   and the speed-up.
 3. The two programs in-process, per CPU-second: the NIC's transmit and receive paths
    and the switch forwarding (scripts/bench_model.py (d), (d'), (e)). Goal: NIC
    transmit and receive >= 80,000 packets/s each.
@@ -224,7 +225,7 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
                                          " (at 250 devices; not run here)"))
     if largest in per_hop_half and min(per_hop) in per_hop_half:
         print(f"    the same at half load: {per_hop_half[largest] / per_hop_half[min(per_hop)]:.2f}"
-              " (what the fabric's size costs, congestion apart)")
+              " (congestion apart; it grows with the flows in flight)")
 
 
 def _clos_scenario(topology: Path, senders: list[str], per_nic: int) -> Scenario:
