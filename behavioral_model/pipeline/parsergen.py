@@ -8,13 +8,12 @@ advance, lookahead, verify or an overflowing stack (`_ParserError(code)`) end pa
 
 from __future__ import annotations
 
-from dataclasses import fields as fields_of
-from dataclasses import is_dataclass
 from typing import Any
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
 from ..frontend.errors import P4TypeError
+from ..frontend.naming import iter_nodes
 from ..frontend.types import (
     BitT,
     BoolT,
@@ -510,42 +509,36 @@ def _topological_states(decl: ast.ParserDecl) -> list[ast.ParserState] | None:
     return order
 
 
-# Fields of AST nodes that point back into the tree (declarations, types), not down.
-_NOT_CHILDREN = frozenset(("decl", "target", "type", "type_ref", "resolved", "loc"))
-
-
-def _moves_whole_bytes(node: Any) -> bool:
-    """Whether every ``packet_in`` call under ``node`` moves the cursor by whole bytes:
+def _moves_whole_bytes(root: Any) -> bool:
+    """Whether every ``packet_in`` call under ``root`` moves the cursor by whole bytes:
     extracts of fixed-width headers of whole bytes, advances by constant multiples of
     8 bits (lookahead does not move it)."""
-    if isinstance(node, ast.MethodCallExpr) and node.target is not None \
-            and node.target.kind == "extern_method" \
-            and getattr(strip(node.target.receiver.type), "name", "") == "packet_in":
-        args = [a for a in node.target.args if a is not None]
-        name = node.target.decl.name
-        if name == "extract":
-            t = strip(args[0].type) if len(args) == 1 else None
-            if not isinstance(t, HeaderT):
-                return False
-            fields = leaf_fields(t)
-            if any(isinstance(ft, VarbitT) for _, ft, _ in fields) or \
-                    sum(w for _, _, w in fields) % 8:
-                return False
-        elif name == "advance":
-            try:
-                amount = evaluate(args[0])
-            except NotConstant:
-                return False
-            if not isinstance(amount, int) or amount % 8:
-                return False
-        elif name not in ("lookahead", "length"):
-            return False
-    if isinstance(node, list):
-        return all(_moves_whole_bytes(x) for x in node)
-    if not is_dataclass(node):
+    return all(_whole_byte_move(node) for node in iter_nodes(root)
+               if isinstance(node, ast.MethodCallExpr))
+
+
+def _whole_byte_move(call: ast.MethodCallExpr) -> bool:
+    """Whether ``call`` is no ``packet_in`` method, or one that moves by whole bytes."""
+    target = call.target
+    if target is None or target.kind != "extern_method" \
+            or getattr(strip(target.receiver.type), "name", "") != "packet_in":
         return True
-    return all(_moves_whole_bytes(getattr(node, f.name)) for f in fields_of(node)
-               if f.name not in _NOT_CHILDREN)
+    args = [a for a in target.args if a is not None]
+    name = target.decl.name
+    if name == "extract":
+        t = strip(args[0].type) if len(args) == 1 else None
+        if not isinstance(t, HeaderT):
+            return False
+        fields = leaf_fields(t)
+        return not (any(isinstance(ft, VarbitT) for _, ft, _ in fields)
+                    or sum(w for _, _, w in fields) % 8)
+    if name == "advance":
+        try:
+            amount = evaluate(args[0])
+        except NotConstant:
+            return False
+        return isinstance(amount, int) and not amount % 8
+    return name in ("lookahead", "length")
 
 
 def _inlinable(order: list[ast.ParserState], max_depth: int = 8) -> set[str]:
