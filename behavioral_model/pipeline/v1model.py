@@ -282,13 +282,16 @@ class V1ModelDevice(CompiledDevice):
             replicas = self.state.pre.get_group(sm.mcast_grp) or ()
             last = len(replicas) - 1
             priority = sm.priority
+            copy_meta = self.compiled.egress_writes_meta
             for i, r in enumerate(replicas):
                 # Every replica but the last gets copies; the last takes the packet's
-                # own structs, which nothing uses after ingress (one copy fewer).
+                # own structs, which nothing uses after ingress (one copy fewer). The
+                # metadata, if egress cannot write it, is one struct for all.
                 if i == last:
                     r_hdr, r_meta, r_sm = hdr, meta, sm
                 else:
-                    r_hdr, r_meta, r_sm = hdr._copy(), meta._copy(), sm._copy()
+                    r_hdr, r_meta, r_sm = (hdr._copy(), meta._copy() if copy_meta else meta,
+                                           sm._copy())
                 jobs.append(EgressJob(r.egress_port, r_hdr, r_meta, r_sm, pk.payload,
                                       REPLICATION, r.rid, priority, pk.for_copy(r_sm)))
         elif sm.egress_spec == DROP_PORT:
