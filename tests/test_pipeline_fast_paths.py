@@ -254,3 +254,66 @@ def test_multicast_copies_share_the_metadata_only_if_egress_cannot_write_it(
         device.state.pre.create_group(1, [Replica(1, 0), Replica(2, 1), Replica(3, 2)])
         outputs.append([(o.port, o.data) for o in device.process(frame, 0)])
     assert outputs[0] == outputs[1] == [(p, frame + bytes([a, b])) for p in (1, 2, 3)]
+
+
+DECAP = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header one_t { bit<8> v; }
+struct headers_t { eth_t eth; one_t a; one_t b; }
+struct meta_t { bit<8> x; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.a);
+                  transition select(hdr.eth.type) { 1: b; default: accept; } }
+    state b { pkt.extract(hdr.b); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { std.egress_spec = 1; INGRESS }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize(("ingress", "with_b", "without_b"), [
+    # a move of b's header into a, and b the shared zero
+    ("hdr.a = hdr.b; hdr.b.setInvalid();", "09", ""),
+    ("hdr.a = hdr.b; hdr.b.setInvalid(); hdr.b.v = 7; hdr.b.setValid();", "0907", "07"),
+    ("hdr.a = hdr.b; hdr.b.setInvalid(); hdr.a.v = hdr.a.v + 1;", "0a", ""),
+    # b written first (its own header): a copy and a clear in place, as before
+    ("hdr.b.v = hdr.b.v + 1; hdr.a = hdr.b; hdr.b.setInvalid();", "0a", ""),
+    ("hdr.b.setInvalid(); hdr.b.v = 3; hdr.b.setValid();", "0503", "0303"),
+    ("@unroll for (bit<8> i = 0; i < 2; i = i + 1) "
+     "{ hdr.b.v = hdr.b.v + 2; hdr.a = hdr.b; hdr.b.setInvalid(); }", "", ""),
+    ("@no_unroll for (bit<8> i = 0; i < 2; i = i + 1) "
+     "{ hdr.b.setInvalid(); hdr.b.v = hdr.b.v + 2; hdr.b.setValid(); }", "0502", "0302"),
+    ("hdr.b.v = 1; @no_unroll for (bit<8> i = 0; i < 2; i = i + 1) "
+     "{ hdr.b.v = hdr.b.v + 2; hdr.b.setInvalid(); } hdr.b.setValid();", "0500", "0300"),
+])
+def test_set_invalid_stores_the_shared_zero_and_never_writes_it(
+        ingress: str, with_b: str, without_b: str) -> None:
+    """``setInvalid`` of a struct's header not claimed by code above stores the
+    shared zero, and ``a = b; b.setInvalid();`` moves b's header into a: what is
+    emitted is what copies and clears gave, later writes to the header get one of its
+    own (in a loop too), and the shared zero stays zero and invalid."""
+    from behavioral_model.program import load_program_text
+
+    program = load_program_text(DECAP.replace("INGRESS", ingress), "decap.p4")
+    device = program.new_device()
+    eth = bytes(12)
+    for kind, tail, expect in ((1, b"\x05\x09", with_b), (2, b"\x03", without_b),
+                               (1, b"\x05\x09", with_b)):
+        (out,) = device.process(eth + kind.to_bytes(2, "big") + tail, 0)
+        assert out.data[14:].hex() == expect, ingress
+    zero = program.compiled.values.class_for(
+        program.compiled.headers_type.fields[1][1])._zero
+    assert (zero.v, zero._valid) == (0, False)
