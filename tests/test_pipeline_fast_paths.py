@@ -240,7 +240,9 @@ def test_multicast_copies_share_the_metadata_only_if_egress_cannot_write_it(
         egress: str, writes: bool, a: int, b: int) -> None:
     """The compiler proves when egress cannot write the metadata struct (then the
     copies of a multicast packet share it); every copy sees the metadata ingress left,
-    as when each has a copy of its own (the general path, forced here)."""
+    as when each has a copy of its own (forced here), and ``process`` (which runs the
+    copies' egress without EgressJobs) gives what end_ingress and egress give."""
+    from behavioral_model.pipeline.v1model import NORMAL
     from behavioral_model.program import load_program_text
     from behavioral_model.runtime.pre import Replica
 
@@ -253,7 +255,10 @@ def test_multicast_copies_share_the_metadata_only_if_egress_cannot_write_it(
         device = program.new_device()
         device.state.pre.create_group(1, [Replica(1, 0), Replica(2, 1), Replica(3, 2)])
         outputs.append([(o.port, o.data) for o in device.process(frame, 0)])
-    assert outputs[0] == outputs[1] == [(p, frame + bytes([a, b])) for p in (1, 2, 3)]
+        jobs, _ = device.end_ingress(frame, 0, 0, NORMAL, *device.run_ingress(frame, 0))
+        outputs.append([(o.port, o.data) for job in jobs for o in device.egress(job)[0]])
+    expected = [(p, frame + bytes([a, b])) for p in (1, 2, 3)]
+    assert outputs == [expected] * 4
 
 
 DECAP = r"""
