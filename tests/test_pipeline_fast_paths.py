@@ -190,3 +190,135 @@ def test_byte_boundary_tests_only_where_a_parser_may_leave_one() -> None:
     (out,) = program.new_device().process(bytes([0xA1, 0x23, 0x4B]), 0)
     # word 0x1234 + 1 read between the nibbles (each emitted padded to a byte)
     assert out.data == bytes([0xA0, 0x12, 0x35, 0xB0])
+
+
+MULTICAST = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header tail_t { bit<8> a; bit<8> b; }
+struct headers_t { eth_t eth; tail_t tail; }
+struct meta_t { bit<8> x; bit<8> y; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { meta.x = 5; hdr.tail.setValid(); std.mcast_grp = 1; }
+}
+control Bump(inout meta_t m) { apply { m.x = m.x + 1; } }
+control Peek(inout headers_t h, in meta_t m) { apply { h.tail.b = m.x; } }
+control Outer(inout headers_t h, in meta_t m) { Peek() p; apply { p.apply(h, m); } }
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    Bump() bump;
+    Outer() outer;
+    Peek() peek;
+    action set(out bit<8> v) { v = 9; }
+    apply {
+        EGRESS
+        hdr.tail.a = meta.x;
+    }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize(("egress", "writes", "a", "b"), [
+    ("peek.apply(hdr, meta);", False, 5, 5),
+    ("meta.y = 1;", True, 5, 0),
+    ("meta.x = meta.x + 1;", True, 6, 0),
+    ("bump.apply(meta);", True, 6, 0),
+    ("outer.apply(hdr, meta);", False, 5, 5),
+    ("set(meta.x);", True, 9, 0),
+])
+def test_multicast_copies_share_the_metadata_only_if_egress_cannot_write_it(
+        egress: str, writes: bool, a: int, b: int) -> None:
+    """The compiler proves when egress cannot write the metadata struct (then the
+    copies of a multicast packet share it); every copy sees the metadata ingress left,
+    as when each has a copy of its own (forced here), and ``process`` (which runs the
+    copies' egress without EgressJobs) gives what end_ingress and egress give."""
+    from behavioral_model.pipeline.v1model import NORMAL
+    from behavioral_model.program import load_program_text
+    from behavioral_model.runtime.pre import Replica
+
+    program = load_program_text(MULTICAST.replace("EGRESS", egress), "multicast.p4")
+    assert program.compiled.egress_writes_meta is writes
+    frame = bytes(12) + b"\x08\x00"
+    outputs = []
+    for copy_meta in (program.compiled.egress_writes_meta, True):
+        program.compiled.egress_writes_meta = copy_meta
+        device = program.new_device()
+        device.state.pre.create_group(1, [Replica(1, 0), Replica(2, 1), Replica(3, 2)])
+        outputs.append([(o.port, o.data) for o in device.process(frame, 0)])
+        jobs, _ = device.end_ingress(frame, 0, 0, NORMAL, *device.run_ingress(frame, 0))
+        outputs.append([(o.port, o.data) for job in jobs for o in device.egress(job)[0]])
+    expected = [(p, frame + bytes([a, b])) for p in (1, 2, 3)]
+    assert outputs == [expected] * 4
+
+
+DECAP = r"""
+#include <core.p4>
+#include <v1model.p4>
+
+header eth_t { bit<48> dst; bit<48> src; bit<16> type; }
+header one_t { bit<8> v; }
+struct headers_t { eth_t eth; one_t a; one_t b; }
+struct meta_t { bit<8> x; }
+
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta,
+                inout standard_metadata_t std) {
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.a);
+                  transition select(hdr.eth.type) { 1: b; default: accept; } }
+    state b { pkt.extract(hdr.b); transition accept; }
+}
+control NoVerify(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { std.egress_spec = 1; INGRESS }
+}
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    apply { }
+}
+control NoCompute(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr); } }
+V1Switch(MyParser(), NoVerify(), MyIngress(), MyEgress(), NoCompute(), MyDeparser()) main;
+"""
+
+
+@pytest.mark.parametrize(("ingress", "with_b", "without_b"), [
+    # a move of b's header into a, and b the shared zero
+    ("hdr.a = hdr.b; hdr.b.setInvalid();", "09", ""),
+    ("hdr.a = hdr.b; hdr.b.setInvalid(); hdr.b.v = 7; hdr.b.setValid();", "0907", "07"),
+    ("hdr.a = hdr.b; hdr.b.setInvalid(); hdr.a.v = hdr.a.v + 1;", "0a", ""),
+    # b written first (its own header): a copy and a clear in place, as before
+    ("hdr.b.v = hdr.b.v + 1; hdr.a = hdr.b; hdr.b.setInvalid();", "0a", ""),
+    ("hdr.b.setInvalid(); hdr.b.v = 3; hdr.b.setValid();", "0503", "0303"),
+    ("@unroll for (bit<8> i = 0; i < 2; i = i + 1) "
+     "{ hdr.b.v = hdr.b.v + 2; hdr.a = hdr.b; hdr.b.setInvalid(); }", "", ""),
+    ("@no_unroll for (bit<8> i = 0; i < 2; i = i + 1) "
+     "{ hdr.b.setInvalid(); hdr.b.v = hdr.b.v + 2; hdr.b.setValid(); }", "0502", "0302"),
+    ("hdr.b.v = 1; @no_unroll for (bit<8> i = 0; i < 2; i = i + 1) "
+     "{ hdr.b.v = hdr.b.v + 2; hdr.b.setInvalid(); } hdr.b.setValid();", "0500", "0300"),
+])
+def test_set_invalid_stores_the_shared_zero_and_never_writes_it(
+        ingress: str, with_b: str, without_b: str) -> None:
+    """``setInvalid`` of a struct's header not claimed by code above stores the
+    shared zero, and ``a = b; b.setInvalid();`` moves b's header into a: what is
+    emitted is what copies and clears gave, later writes to the header get one of its
+    own (in a loop too), and the shared zero stays zero and invalid."""
+    from behavioral_model.program import load_program_text
+
+    program = load_program_text(DECAP.replace("INGRESS", ingress), "decap.p4")
+    device = program.new_device()
+    eth = bytes(12)
+    for kind, tail, expect in ((1, b"\x05\x09", with_b), (2, b"\x03", without_b),
+                               (1, b"\x05\x09", with_b)):
+        (out,) = device.process(eth + kind.to_bytes(2, "big") + tail, 0)
+        assert out.data[14:].hex() == expect, ingress
+    zero = program.compiled.values.class_for(
+        program.compiled.headers_type.fields[1][1])._zero
+    assert (zero.v, zero._valid) == (0, False)

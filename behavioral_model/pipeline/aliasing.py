@@ -28,6 +28,7 @@ from typing import Any
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
+from ..frontend.naming import BlockInstance, direct_invocation
 from ..frontend.types import BitT, BoolT, EnumT, StructT, strip_newtype
 
 ANY = object()  # a run-time index (or a stack's next/last): may be any element
@@ -142,3 +143,76 @@ def _may_write(node: Any, decl_id: int) -> bool:
         return False
     return any(_may_write(getattr(node, f.name), decl_id) for f in fields(node)
                if f.name not in _NOT_CHILDREN)
+
+
+def block_may_write(inst: BlockInstance, param: ast.Parameter) -> bool:
+    """Whether a control instance may write the storage bound to its parameter
+    ``param``, conservatively: ``_may_write``, except that naming it as an ``in``
+    argument of an action, function or extern (which gets a copy or only reads it) is
+    no write, nor is an ``in`` argument of a nested control's application that may not
+    write its own parameter (a composite ``in`` argument is bound by reference,
+    ``by_reference``; the front end refuses writes to ``in`` parameters, and this
+    does not rely on it)."""
+    if not isinstance(inst.decl, ast.ControlDecl):
+        return True
+    return _block_writes(inst, inst.decl, id(param))
+
+
+# Call kinds whose ``in`` arguments the callee cannot write back: actions and functions
+# get copies of composites (``BindGenMixin.bind_param``), externs only read theirs.
+_COPIES_IN = frozenset(("action", "function", "extern_function", "extern_method"))
+
+
+def _block_writes(inst: BlockInstance, node: Any, decl_id: int) -> bool:
+    if isinstance(node, ast.AssignmentStatement):
+        path = storage_path(node.lhs)
+        if path is not None and path[0] == decl_id:
+            return True
+    if isinstance(node, ast.MethodCallExpr) and _call_writes(inst, node, decl_id):
+        return True
+    if isinstance(node, ast.ActionRef) and node.decl is not None:
+        # a table's action with arguments bound in the program (`a(meta.x)`)
+        params = [p for p in node.decl.params if p.direction]
+        for p, a in zip(params, node.args, strict=False):
+            path = storage_path(a.value)
+            if path is not None and path[0] == decl_id and p.direction != "in":
+                return True
+    if isinstance(node, list):
+        return any(_block_writes(inst, x, decl_id) for x in node)
+    if not is_dataclass(node):
+        return False
+    return any(_block_writes(inst, getattr(node, f.name), decl_id) for f in fields(node)
+               if f.name not in _NOT_CHILDREN)
+
+
+def _call_writes(inst: BlockInstance, call: ast.MethodCallExpr, decl_id: int) -> bool:
+    """Whether ``call`` itself may write ``decl_id`` (its arguments' own calls are
+    walked by ``_block_writes``)."""
+    target = call.target
+    if isinstance(call.func, ast.MemberExpr):
+        path = storage_path(call.func.base)
+        if path is not None and path[0] == decl_id:
+            return True
+    named = [a.value if isinstance(a, ast.Argument) else a for a in call.args]
+    if target is not None and len(target.args) == len(target.params):
+        named = list(target.args)
+    for i, e in enumerate(named):
+        path = storage_path(e) if isinstance(e, ast.Expression) else None
+        if path is None or path[0] != decl_id:
+            continue
+        if target is None or i >= len(target.params):
+            return True
+        if target.params[i].direction != "in":
+            return True
+        if target.kind in _COPIES_IN:
+            continue
+        if target.kind != "apply":
+            return True
+        if direct_invocation(call):
+            child = next((c for c in inst.children if c.inst is call), None)
+        else:
+            child = inst.applied(target.receiver)
+        if child is None or not isinstance(child.decl, ast.ControlDecl) \
+                or _block_writes(child, child.decl, id(child.decl.params[i])):
+            return True
+    return False

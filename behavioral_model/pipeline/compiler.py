@@ -16,6 +16,7 @@ from ..frontend.errors import P4TypeError
 from ..frontend.naming import BlockInstance, block_instances, iter_nodes
 from ..frontend.types import StackT, StructLike, Type, is_header_stack
 from . import support
+from .aliasing import block_may_write
 from .bindgen import BindGenMixin
 from .controlgen import ControlGenMixin
 from .emit import Module, StateBinding, Writer
@@ -50,6 +51,9 @@ class CompiledProgram:
     # parameter ("parser_istd", "pre_istd", "pre_ostd", "main_istd", "main_ostd").
     arch: str = "v1model"
     arch_types: dict[str, Type] = field(default_factory=dict)
+    # Whether v1model's egress or checksum update may write the metadata struct: if
+    # not, the copies of a multicast packet share the one struct (v1model.py).
+    egress_writes_meta: bool = True
 
     def bind(self, objects: dict[str, Any]) -> dict[str, Any]:
         """Execute the module with `objects` (binding pyname -> state object)."""
@@ -102,8 +106,11 @@ class PipelineCompiler(ExprGenMixin, ControlGenMixin, BindGenMixin, ParserGenMix
         h_type = parser.decl.params[1].type_ref.resolved
         m_type = parser.decl.params[2].type_ref.resolved
         sm_type = parser.decl.params[3].type_ref.resolved
+        egress_writes_meta = any(block_may_write(inst, inst.decl.params[1])
+                                 for inst in instances[3:5])
         return self._finish(instances, V1MODEL_BLOCKS, h_type, m_type, sm_type,
-                            field_lists=_field_lists(m_type))
+                            field_lists=_field_lists(m_type),
+                            egress_writes_meta=egress_writes_meta)
 
     def _finish(self, instances: list[BlockInstance], blocks: tuple[str, ...], h_type: Any,
                 m_type: Any, std_meta_type: Any, *arch_struct_types: Any,

@@ -106,8 +106,36 @@ class ControlGenMixin:
     def block_stmt(self, block: ast.BlockStatement) -> None:
         if not block.stmts:
             self.w.line("pass")
-        for s in block.stmts:
-            self.statement(s)
+        stmts = block.stmts
+        i = 0
+        while i < len(stmts):
+            if i + 1 < len(stmts) and self._move(stmts[i], stmts[i + 1]):
+                i += 2
+                continue
+            self.statement(stmts[i])
+            i += 1
+
+    def _move(self, s: Any, then: Any) -> bool:
+        """``a = b; b.setInvalid();`` with ``a`` and ``b`` headers of structs (a
+        decapsulation) as two stores: ``a`` takes ``b``'s header itself and ``b`` the
+        shared zero (values.py), instead of a copy of each field and a clear of each.
+        Only where nothing claims either (see ``builtin_statement``); False, and nothing
+        written, for any other pair of statements."""
+        if not (isinstance(s, ast.AssignmentStatement) and isinstance(then, ast.MethodCallStatement)
+                and _plain_field(s.lhs) and _plain_field(s.rhs)):
+            return False
+        target = then.call.target
+        zero = self.shared_zero(s.lhs)
+        if target is None or target.kind != "builtin" or target.name != "setInvalid" \
+                or zero is None or self.shared_zero(s.rhs) != zero:
+            return False
+        lhs, rhs = self.expr(s.lhs), self.expr(s.rhs)
+        if lhs == rhs or self.expr(target.receiver) != rhs \
+                or lhs in self.w.owned[-1] or rhs in self.w.owned[-1]:
+            return False
+        self.w.line(f"{lhs} = {rhs}")
+        self.w.line(f"{rhs} = {zero}")
+        return True
 
     def statement(self, s: Any) -> None:
         if isinstance(s, ast.BlockStatement):
@@ -379,8 +407,13 @@ class ControlGenMixin:
             if name == "setValid":
                 self.own(recv)
                 self.w.line(f"{code}._valid = True")
-            elif zero is not None:  # a shared zero is invalid and zero already
-                self.w.line(f"if {code} is not {zero}: {code}._clear()")
+            elif zero is not None and code in self.w.owned[-1]:
+                self.w.line(f"{code}._clear()")  # code above gave it a header of its own
+            elif zero is not None:
+                # The shared zero is the invalid zero header: one store, not a clear
+                # of each field. Only where nothing claims the header (emit.Writer):
+                # writes after this line test it again, even those a loop runs after.
+                self.w.line(f"{code} = {zero}")
             else:
                 self.w.line(f"{code}._clear()")
         elif name in ("push_front", "pop_front"):
@@ -547,3 +580,11 @@ class ControlGenMixin:
                 copies = self.bind_params(directional, bound)
                 self.with_copy_out(copies, partial(self.body_with_return, adecl.body))
         return hit, action
+
+
+def _plain_field(e: Any) -> bool:
+    """Whether ``e`` is a field reached from a variable through fields only (no index,
+    slice or call to evaluate)."""
+    while isinstance(e, ast.MemberExpr):
+        e = e.base
+    return isinstance(e, ast.PathExpr)

@@ -61,7 +61,8 @@ class Writer:
     """Indented line writer into a module. ``owned`` holds, per open block, the
     expressions whose shared zero header (values.py) code already written at that
     block or an enclosing one has replaced: on every path to the next line they hold a
-    header of their own, which stays theirs (nothing stores a shared zero back)."""
+    header of their own, which stays theirs (a shared zero is stored back only into an
+    expression no open block holds, by ``setInvalid``)."""
 
     def __init__(self, module: Module) -> None:
         self.module = module

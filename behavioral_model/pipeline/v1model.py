@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,6 +192,19 @@ class V1ModelDevice(CompiledDevice):
             if recirc is None:
                 return pkts
             return pkts + self._process_slow([recirc], [], now_us)
+        if pk.clone_spec is None and pk.resubmit is None:
+            # A multicast packet (a NIC's SACK goes to its host and the fabric): what
+            # end_ingress and egress do with each copy in turn, without EgressJobs.
+            out: list[OutputPacket] = []
+            enq = now_us & 0xFFFFFFFF
+            for r, r_hdr, r_meta, r_sm, r_pk in self._replicas(hdr, meta, sm, pk):
+                r_sm.enq_timestamp = enq
+                pkts, recirc = self.run_egress(r.egress_port, r.rid, REPLICATION, r_hdr,
+                                               r_meta, r_sm, r_pk, now_us)
+                out += pkts
+                if recirc is not None:
+                    out += self._process_slow([recirc], [], now_us)
+            return out
         jobs, again = self.end_ingress(data, port, now_us, NORMAL, hdr, meta, sm, pk)
         for job in jobs:
             # No traffic manager here: each copy is enqueued and dequeued at once.
@@ -279,18 +293,10 @@ class V1ModelDevice(CompiledDevice):
             kept = self._preserved(meta, pk.resubmit)
             return jobs, (data, port, RESUBMIT, kept, None)
         if sm.mcast_grp:
-            replicas = self.state.pre.get_group(sm.mcast_grp) or ()
-            last = len(replicas) - 1
             priority = sm.priority
-            for i, r in enumerate(replicas):
-                # Every replica but the last gets copies; the last takes the packet's
-                # own structs, which nothing uses after ingress (one copy fewer).
-                if i == last:
-                    r_hdr, r_meta, r_sm = hdr, meta, sm
-                else:
-                    r_hdr, r_meta, r_sm = hdr._copy(), meta._copy(), sm._copy()
+            for r, r_hdr, r_meta, r_sm, r_pk in self._replicas(hdr, meta, sm, pk):
                 jobs.append(EgressJob(r.egress_port, r_hdr, r_meta, r_sm, pk.payload,
-                                      REPLICATION, r.rid, priority, pk.for_copy(r_sm)))
+                                      REPLICATION, r.rid, priority, r_pk))
         elif sm.egress_spec == DROP_PORT:
             pass
         else:
@@ -299,6 +305,24 @@ class V1ModelDevice(CompiledDevice):
             jobs.append(EgressJob(sm.egress_spec, hdr, meta, sm, pk.payload, itype, 0,
                                   sm.priority, pk))
         return jobs, None
+
+    def _replicas(self, hdr: Any, meta: Any, sm: Any, pk: PacketContext
+                  ) -> Iterator[tuple[Any, Any, Any, Any, PacketContext]]:
+        """The copies of a packet for its multicast group: ``(replica, hdr, meta, sm,
+        pk)`` each."""
+        replicas = self.state.pre.get_group(sm.mcast_grp) or ()
+        last = len(replicas) - 1
+        copy_meta = self.compiled.egress_writes_meta
+        for i, r in enumerate(replicas):
+            # Every replica but the last gets copies; the last takes the packet's
+            # own structs, which nothing uses after ingress (one copy fewer). The
+            # metadata, if egress cannot write it, is one struct for all.
+            if i == last:
+                r_hdr, r_meta, r_sm = hdr, meta, sm
+            else:
+                r_hdr, r_meta, r_sm = (hdr._copy(), meta._copy() if copy_meta else meta,
+                                       sm._copy())
+            yield r, r_hdr, r_meta, r_sm, pk.for_copy(r_sm)
 
     def _i2e_clones(self, data: bytes, port: int, now_us: int, meta: Any,
                     spec: tuple[int, int, int | None]) -> list[EgressJob]:
