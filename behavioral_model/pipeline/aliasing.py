@@ -23,12 +23,11 @@ not be written.
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
 from typing import Any
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
-from ..frontend.naming import BlockInstance, direct_invocation
+from ..frontend.naming import BlockInstance, direct_invocation, iter_nodes
 from ..frontend.types import BitT, BoolT, EnumT, StructT, strip_newtype
 
 ANY = object()  # a run-time index (or a stack's next/last): may be any element
@@ -118,31 +117,30 @@ def direct_field(e: Any) -> bool:
             and isinstance(node.decl, ast.VariableDecl | ast.Parameter))
 
 
-# Fields of AST nodes that point back into the tree (declarations, types), not down.
-_NOT_CHILDREN = frozenset(("decl", "target", "type", "type_ref", "resolved", "loc"))
-
-
 def _may_write(node: Any, decl_id: int) -> bool:
     """Whether ``node`` may write the variable ``decl_id``: assigned to, or named in
     any call at all (an argument or the receiver), conservatively."""
-    if isinstance(node, ast.AssignmentStatement):
-        path = storage_path(node.lhs)
+    return any(_assigns(n, decl_id) or _names_in_call(n, decl_id) for n in iter_nodes(node))
+
+
+def _assigns(node: ast.Node, decl_id: int) -> bool:
+    if not isinstance(node, ast.AssignmentStatement):
+        return False
+    path = storage_path(node.lhs)
+    return path is not None and path[0] == decl_id
+
+
+def _names_in_call(node: ast.Node, decl_id: int) -> bool:
+    if not isinstance(node, ast.MethodCallExpr):
+        return False
+    named = [a.value if isinstance(a, ast.Argument) else a for a in node.args]
+    if isinstance(node.func, ast.MemberExpr):
+        named.append(node.func.base)
+    for e in named:
+        path = storage_path(e) if isinstance(e, ast.Expression) else None
         if path is not None and path[0] == decl_id:
             return True
-    if isinstance(node, ast.MethodCallExpr):
-        named = [a.value if isinstance(a, ast.Argument) else a for a in node.args]
-        if isinstance(node.func, ast.MemberExpr):
-            named.append(node.func.base)
-        for e in named:
-            path = storage_path(e) if isinstance(e, ast.Expression) else None
-            if path is not None and path[0] == decl_id:
-                return True
-    if isinstance(node, list):
-        return any(_may_write(x, decl_id) for x in node)
-    if not is_dataclass(node):
-        return False
-    return any(_may_write(getattr(node, f.name), decl_id) for f in fields(node)
-               if f.name not in _NOT_CHILDREN)
+    return False
 
 
 def block_may_write(inst: BlockInstance, param: ast.Parameter) -> bool:
@@ -164,25 +162,22 @@ _COPIES_IN = frozenset(("action", "function", "extern_function", "extern_method"
 
 
 def _block_writes(inst: BlockInstance, node: Any, decl_id: int) -> bool:
-    if isinstance(node, ast.AssignmentStatement):
-        path = storage_path(node.lhs)
-        if path is not None and path[0] == decl_id:
-            return True
-    if isinstance(node, ast.MethodCallExpr) and _call_writes(inst, node, decl_id):
-        return True
-    if isinstance(node, ast.ActionRef) and node.decl is not None:
-        # a table's action with arguments bound in the program (`a(meta.x)`)
-        params = [p for p in node.decl.params if p.direction]
-        for p, a in zip(params, node.args, strict=False):
-            path = storage_path(a.value)
-            if path is not None and path[0] == decl_id and p.direction != "in":
-                return True
-    if isinstance(node, list):
-        return any(_block_writes(inst, x, decl_id) for x in node)
-    if not is_dataclass(node):
+    return any(_assigns(n, decl_id) or _binds_out(n, decl_id)
+               or (isinstance(n, ast.MethodCallExpr) and _call_writes(inst, n, decl_id))
+               for n in iter_nodes(node))
+
+
+def _binds_out(node: ast.Node, decl_id: int) -> bool:
+    """Whether ``node`` is a table's action with an argument bound in the program
+    (``a(meta.x)``) that passes ``decl_id`` to an ``out`` or ``inout`` parameter."""
+    if not isinstance(node, ast.ActionRef) or node.decl is None:
         return False
-    return any(_block_writes(inst, getattr(node, f.name), decl_id) for f in fields(node)
-               if f.name not in _NOT_CHILDREN)
+    params = [p for p in node.decl.params if p.direction]
+    for p, a in zip(params, node.args, strict=False):
+        path = storage_path(a.value)
+        if path is not None and path[0] == decl_id and p.direction != "in":
+            return True
+    return False
 
 
 def _call_writes(inst: BlockInstance, call: ast.MethodCallExpr, decl_id: int) -> bool:
