@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 
 from .link import Remote
 from .network import Network
-from .partition import Setup, counters, remote_channels
+from .partition import Setup, counters, remote_channels, spin_until_readable
 
 GC_YOUNG_THRESHOLD = 50_000  # as fabric.runner's, for the same reason
 
@@ -56,6 +56,7 @@ def serve(conn: Connection, setup: Setup) -> bool:
             env.run_window(until)
             conn.send(("ran", (outbox[:], env.next_time())))
             outbox.clear()
+            spin_until_readable(conn, setup.spin_s)
             message = conn.recv()
         conn.send(("counters", {**counters(network), "sim_cpu_s": time.thread_time() - cpu}))
         # the controller has let go of this process's servers: they may stop
