@@ -27,7 +27,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -40,6 +39,7 @@ from host import TransportConfig
 from .events import Signal
 from .link import Remote
 from .network import Network, NetworkConfig
+from .spin import Spinner, spin_budget
 
 __all__ = ["OneProcess", "Setup", "Workers", "add_procs_option", "counters", "default_procs",
            "partition_devices", "remote_channels"]
@@ -52,29 +52,6 @@ WORKER_MODULE = "fabric.sim.partition_worker"  # what a switch process runs
 # a loaded machine stretches both).
 START_TIMEOUT_S = 300.0
 WINDOW_TIMEOUT_S = 600.0
-# How long a process waiting for the other's window spins before it blocks. On a virtual
-# machine a process blocked in poll takes tens of microseconds to wake (the small fabric's
-# 3,596 windows of 1 us waited 0.28-0.32 s in all, for windows of about 200 us of work
-# each); spinning a little longer than one window's imbalance keeps both on their cores.
-# Only where every process has a core of its own: else the spinner takes the CPU from the
-# very process it waits for.
-SPIN_S = 300e-6
-
-
-def spin_budget(procs: int, cores: int) -> float:
-    """Seconds a process of a ``procs``-process run spins before blocking on a window,
-    on a machine giving it ``cores`` cores."""
-    return SPIN_S if cores >= procs else 0.0
-
-
-def spin_until_readable(conn: Connection, spin_s: float) -> None:
-    """Return when ``conn`` has a message or ``spin_s`` seconds have passed, whichever
-    comes first, without blocking (the caller then blocks in ``recv`` or ``poll``)."""
-    if spin_s <= 0:
-        return
-    end = time.perf_counter() + spin_s
-    while not conn.poll(0) and time.perf_counter() < end:
-        pass
 
 
 def default_procs() -> int:
@@ -124,7 +101,7 @@ class Setup:
     # schedules the run's own calls on the network before its first window (the
     # scenario's failures); a module-level function, or a partial of one, to pickle
     prepare: Callable[[Network], object]
-    spin_s: float = 0.0  # spin_budget of the run
+    spin_s: float = 0.0  # how long it may spin before blocking (spin.spin_budget)
 
 
 def remote_channels(network: Network, outbox: list[Remote]) -> None:
@@ -182,7 +159,8 @@ class Workers:
         self._inbox: list[list[Remote]] = [[] for _ in parts]
         self._next: list[float | None] = [None for _ in parts]
         self.count = len(parts)  # processes in the run, this one included
-        self._spin_s = spin_budget(self.count, default_procs())
+        spin_s = spin_budget(self.count, default_procs())
+        self._spinners = [Spinner(spin_s) for _ in parts[1:]]
         self._procs: list[subprocess.Popen[bytes]] = []
         self._conns: list[Connection] = []
         self._finished = False
@@ -193,7 +171,7 @@ class Workers:
                 self._conns.append(conn)
                 self._send(len(self._conns),
                            Setup(network.plan, network.config, transport, owned, prepare,
-                                 self._spin_s))
+                                 spin_s))
             for k in range(1, len(parts)):
                 self._receive(k, "ready", START_TIMEOUT_S)
         except BaseException:
@@ -215,7 +193,6 @@ class Workers:
 
     def _receive(self, k: int, expected: str, timeout_s: float) -> Any:
         conn = self._conns[k - 1]
-        spin_until_readable(conn, self._spin_s)
         if not conn.poll(timeout_s):
             raise RuntimeError(f"simulation process {k} did not answer in {timeout_s:.0f} s")
         try:
@@ -247,6 +224,7 @@ class Workers:
             self._route(self._outbox)
             self._outbox.clear()
             for k in range(1, self.count):
+                self._spinners[k - 1].wait(self._conns[k - 1])
                 sent, self._next[k] = self._receive(k, "ran", WINDOW_TIMEOUT_S)
                 self._route(sent)
             if stopped:

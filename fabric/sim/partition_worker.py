@@ -20,7 +20,8 @@ from multiprocessing.connection import Connection
 
 from .link import Remote
 from .network import Network
-from .partition import Setup, counters, remote_channels, spin_until_readable
+from .partition import Setup, counters, remote_channels
+from .spin import Spinner
 
 GC_YOUNG_THRESHOLD = 50_000  # as fabric.runner's, for the same reason
 
@@ -46,6 +47,7 @@ def serve(conn: Connection, setup: Setup) -> bool:
             gc.set_threshold(GC_YOUNG_THRESHOLD, *thresholds[1:])
         cpu = time.thread_time()
         channels = network.channels
+        spinner = Spinner(setup.spin_s)
         while message[0] == "run":
             _, until, inbox = message
             for at, sent, key, index, kind, payload in inbox:
@@ -56,7 +58,7 @@ def serve(conn: Connection, setup: Setup) -> bool:
             env.run_window(until)
             conn.send(("ran", (outbox[:], env.next_time())))
             outbox.clear()
-            spin_until_readable(conn, setup.spin_s)
+            spinner.wait(conn)
             message = conn.recv()
         conn.send(("counters", {**counters(network), "sim_cpu_s": time.thread_time() - cpu}))
         # the controller has let go of this process's servers: they may stop

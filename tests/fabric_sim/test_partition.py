@@ -6,9 +6,7 @@ PFC pauses, cable failures, loss draws, the controller's reactions."""
 from __future__ import annotations
 
 import json
-from multiprocessing import Pipe
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -151,47 +149,6 @@ def test_a_switch_process_that_dies_is_one_clear_error(
             "workloads": [{"qp": "qp-a", "bytes": "16KiB"}]}
     with pytest.raises(ScenarioError, match=r"simulation process 1 died \(exit code 1\)"):
         run_scenario(scenario(body), "mrc", procs=2)
-
-
-def test_a_process_spins_only_with_a_core_of_its_own() -> None:
-    assert partition.spin_budget(2, 2) == partition.SPIN_S > 0
-    assert partition.spin_budget(2, 8) == partition.SPIN_S
-    assert partition.spin_budget(2, 1) == 0.0  # it would hold the core the other needs
-
-
-class _Clock:
-    """A fake ``time`` for the spin: each reading is one second after the last."""
-
-    def __init__(self) -> None:
-        self.readings = 0
-
-    def perf_counter(self) -> float:
-        self.readings += 1
-        return float(self.readings)
-
-
-@pytest.mark.parametrize("budget_s", [0.0, 5.0, 1000.0])
-def test_the_spin_stops_at_a_waiting_message_and_leaves_it_to_recv(
-        budget_s: float, monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = _Clock()
-    monkeypatch.setattr(partition, "time", SimpleNamespace(perf_counter=clock.perf_counter))
-    ours, theirs = Pipe()
-    theirs.send(("ran", 7))
-    partition.spin_until_readable(ours, budget_s)
-    assert clock.readings <= 1  # it saw the message at once, not after its budget
-    assert ours.recv() == ("ran", 7)
-
-
-def test_with_nothing_to_read_the_spin_ends_with_its_budget(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = _Clock()
-    monkeypatch.setattr(partition, "time", SimpleNamespace(perf_counter=clock.perf_counter))
-    ours, theirs = Pipe()
-    partition.spin_until_readable(ours, 5.0)
-    assert clock.readings == 6  # the start (t = 1), then a look after each poll up to t = 6
-    assert not ours.poll(0)
-    theirs.send("late")
-    assert ours.recv() == "late"
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "two"])
