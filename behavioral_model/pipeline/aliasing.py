@@ -123,24 +123,25 @@ def _may_write(node: Any, decl_id: int) -> bool:
     return any(_assigns(n, decl_id) or _names_in_call(n, decl_id) for n in iter_nodes(node))
 
 
-def _assigns(node: ast.Node, decl_id: int) -> bool:
-    if not isinstance(node, ast.AssignmentStatement):
-        return False
-    path = storage_path(node.lhs)
+def _rooted_at(e: Any, decl_id: int) -> bool:
+    """Whether ``e`` is storage of the variable ``decl_id`` (it or a part of it)."""
+    path = storage_path(e) if isinstance(e, ast.Expression) else None
     return path is not None and path[0] == decl_id
+
+
+def _assigns(node: ast.Node, decl_id: int) -> bool:
+    return isinstance(node, ast.AssignmentStatement) and _rooted_at(node.lhs, decl_id)
+
+
+def _call_args(call: ast.MethodCallExpr) -> list[Any]:
+    return [a.value if isinstance(a, ast.Argument) else a for a in call.args]
 
 
 def _names_in_call(node: ast.Node, decl_id: int) -> bool:
     if not isinstance(node, ast.MethodCallExpr):
         return False
-    named = [a.value if isinstance(a, ast.Argument) else a for a in node.args]
-    if isinstance(node.func, ast.MemberExpr):
-        named.append(node.func.base)
-    for e in named:
-        path = storage_path(e) if isinstance(e, ast.Expression) else None
-        if path is not None and path[0] == decl_id:
-            return True
-    return False
+    receiver = node.func.base if isinstance(node.func, ast.MemberExpr) else None
+    return any(_rooted_at(e, decl_id) for e in (*_call_args(node), receiver))
 
 
 def block_may_write(inst: BlockInstance, param: ast.Parameter) -> bool:
@@ -173,27 +174,21 @@ def _binds_out(node: ast.Node, decl_id: int) -> bool:
     if not isinstance(node, ast.ActionRef) or node.decl is None:
         return False
     params = [p for p in node.decl.params if p.direction]
-    for p, a in zip(params, node.args, strict=False):
-        path = storage_path(a.value)
-        if path is not None and path[0] == decl_id and p.direction != "in":
-            return True
-    return False
+    return any(p.direction != "in" and _rooted_at(a.value, decl_id)
+               for p, a in zip(params, node.args, strict=False))
 
 
 def _call_writes(inst: BlockInstance, call: ast.MethodCallExpr, decl_id: int) -> bool:
     """Whether ``call`` itself may write ``decl_id`` (its arguments' own calls are
     walked by ``_block_writes``)."""
     target = call.target
-    if isinstance(call.func, ast.MemberExpr):
-        path = storage_path(call.func.base)
-        if path is not None and path[0] == decl_id:
-            return True
-    named = [a.value if isinstance(a, ast.Argument) else a for a in call.args]
+    if isinstance(call.func, ast.MemberExpr) and _rooted_at(call.func.base, decl_id):
+        return True
+    named = _call_args(call)
     if target is not None and len(target.args) == len(target.params):
         named = list(target.args)
     for i, e in enumerate(named):
-        path = storage_path(e) if isinstance(e, ast.Expression) else None
-        if path is None or path[0] != decl_id:
+        if not _rooted_at(e, decl_id):
             continue
         if target is None or i >= len(target.params):
             return True
