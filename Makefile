@@ -18,8 +18,10 @@ setup: $(STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when the pins or the package metadata change.
-$(STAMP): requirements.txt pyproject.toml | $(BIN)/python
+# Reinstall only when the pins, the package metadata or its C extension change (setup.py
+# builds behavioral_model/pipeline/_native.c where a C compiler is found; without one the
+# pipeline runs in Python alone).
+$(STAMP): requirements.txt pyproject.toml setup.py behavioral_model/pipeline/_native.c | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet -e .
 	touch $@

@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from behavioral_model.pipeline.native import PURE_PYTHON_ENV
 from behavioral_model.pipeline.support import ParserError
 from behavioral_model.program import load_program_text
 
@@ -21,7 +22,9 @@ FIELD_TYPES = [("bit<1>", 1, "u"), ("bit<3>", 3, "u"), ("bit<4>", 4, "u"),
                ("bit<16>", 16, "u"), ("bit<20>", 20, "u"), ("bit<24>", 24, "u"),
                ("bit<32>", 32, "u"), ("bit<48>", 48, "u"), ("bit<64>", 64, "u"),
                ("bit<128>", 128, "u"), ("int<8>", 8, "s"), ("int<5>", 5, "s"),
-               ("int<16>", 16, "s"), ("bool", 1, "b")]
+               ("int<16>", 16, "s"), ("bool", 1, "b"), ("bit<63>", 63, "u"),
+               ("int<64>", 64, "s"), ("bit<65>", 65, "u"), ("int<70>", 70, "s"),
+               ("bit<100>", 100, "u")]
 
 FIXED_LAYOUTS = [
     # IPv6's first word: a run of sub-byte fields that ends on a byte boundary
@@ -88,7 +91,11 @@ def reference_fields(bits: int, total: int, fields: list[tuple[str, int, str]]) 
 @pytest.fixture(scope="module", params=range(len(LAYOUTS)), ids=lambda i: f"layout{i}")
 def codec(request: pytest.FixtureRequest):
     fields = LAYOUTS[request.param]
-    prog = load_program_text(program(fields), "codec.p4")
+    with pytest.MonkeyPatch.context() as mp:
+        # the Python extractor and emitter (where the C codec is built, the pipeline
+        # calls it instead: tests/test_native_codec.py)
+        mp.setenv(PURE_PYTHON_ENV, "1")
+        prog = load_program_text(program(fields), "codec.p4")
     ns = prog.compiled.bind({})
     extract = next(v for k, v in ns.items() if k.startswith("_extract_h_t"))
     emit = next(v for k, v in ns.items() if k.startswith("_emit_h_t"))
@@ -133,7 +140,9 @@ def test_a_packet_too_short_is_packet_too_short(codec) -> None:
 
 def test_emit_wraps_signed_values_and_writes_bools_as_one_bit() -> None:
     fields = [("int<8>", 8, "s"), ("bool", 1, "b"), ("bit<7>", 7, "u")]
-    prog = load_program_text(program(fields), "signed.p4")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(PURE_PYTHON_ENV, "1")
+        prog = load_program_text(program(fields), "signed.p4")
     ns = prog.compiled.bind({})
     emit = next(v for k, v in ns.items() if k.startswith("_emit_h_t"))
     h = prog.compiled.values.class_for(prog.compiled.headers_type.fields[0][1])()

@@ -36,6 +36,7 @@ from typing import Any
 
 from behavioral_model.frontend.errors import P4Error
 from behavioral_model.frontend.preprocess import BUILTIN_INCLUDE_DIR, preprocess
+from behavioral_model.pipeline import native
 from behavioral_model.program import P4Program, load_program
 
 from .errors import P4RTError, invalid
@@ -151,14 +152,19 @@ def _check_relative(path: str) -> None:
                       "inside the bundle")
 
 
-@functools.lru_cache(maxsize=8)
 def load_bundle(data: bytes) -> P4Program:
     """Compile a device config; P4RTError(INVALID_ARGUMENT) with the compiler's message
     (``file:line:col: message``, paths relative to the bundle) if it does not compile.
 
     The same bytes give the same (shared) program: devices made from one P4Program
     share its compiled code and each get their own state, so a process serving many
-    devices of one program (the fabric simulator) compiles it once, not per device."""
+    devices of one program (the fabric simulator) compiles it once, not per device
+    (once per setting of the C header codec, pipeline/native.py)."""
+    return _load_bundle(data, native.codec_class() is not None)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_bundle(data: bytes, _with_codec: bool) -> P4Program:
     bundle = parse_bundle(data)
     with tempfile.TemporaryDirectory(prefix="mrc-bm-bundle-") as tmp:
         root = Path(tmp)

@@ -26,7 +26,7 @@ from .exprgen import mask, strip
 from .values import py_name
 
 __all__ = ["emit_source", "extract_source", "fixed_width", "inline_emit", "inline_extract",
-           "leaf_fields"]
+           "leaf_fields", "native_extract", "native_fields"]
 
 _STRUCT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
@@ -159,6 +159,41 @@ def inline_extract(fn: str, t: HeaderT, h: str, fresh: Callable[[str], str],
             + [f"    {line}" for line in body]
             + [f"    {h}._valid = True", f"    pos += {total}", "else:",
                f"    pos = {fn}(buf, pos, end, {h})"])
+
+
+def native_fields(t: HeaderT) -> list[tuple[str, int, int]] | None:
+    """The ``(slot, width, kind)`` of each field of ``t`` for a C ``Codec`` (native.py;
+    kind 0 unsigned, 1 signed, 2 bool, as ``_field_from_bits`` reads them), or None
+    when the codec cannot serve the header: a varbit, a field of a nested struct, or a
+    total width that is not a whole number of bytes."""
+    fields = leaf_fields(t)
+    total = sum(w for _, _, w in fields)
+    if not total or total % 8:
+        return None
+    out = []
+    for path, ft, w in fields:
+        if isinstance(ft, VarbitT) or "." in path:
+            return None
+        kind = 2 if isinstance(ft, BoolT) else 1 if isinstance(ft, BitT) and ft.signed else 0
+        out.append((path, w, kind))
+    return out
+
+
+def native_extract(fn: str, t: HeaderT, codec: str, h: str, new: str | None,
+                   aligned: bool) -> list[str]:
+    """The lines of an extraction of ``t`` by the C codec bound to ``codec`` (the
+    name of its ``extract`` when ``new`` is given, else of its ``extract_into``): at a
+    byte boundary with enough bytes left one call reads the header into the local
+    ``h`` (a new object, or the one ``h`` holds); otherwise ``fn`` does it, or raises
+    PacketTooShort (``new`` then names the expression of a new empty header). ``pos``
+    ends after the header either way; ``aligned`` as for ``inline_extract``."""
+    total = sum(w for _, _, w in leaf_fields(t))
+    test = f"if {'' if aligned else 'not pos & 7 and '}pos + {total} <= end:"
+    if new is None:
+        return [test, f"    {codec}(buf, pos >> 3, {h})", f"    pos += {total}", "else:",
+                f"    pos = {fn}(buf, pos, end, {h})"]
+    return [test, f"    {h} = {codec}(buf, pos >> 3)", f"    pos += {total}", "else:",
+            f"    {h} = {new}", f"    pos = {fn}(buf, pos, end, {h})"]
 
 
 def extract_source(fn: str, t: HeaderT, varbit: bool, checked: Any) -> str:

@@ -26,6 +26,7 @@ from ..frontend.types import (
     Type,
     VarbitT,
 )
+from . import native
 from .aliasing import by_reference
 from .exprgen import strip
 from .headercodec import (
@@ -35,6 +36,8 @@ from .headercodec import (
     inline_emit,
     inline_extract,
     leaf_fields,
+    native_extract,
+    native_fields,
 )
 from .values import py_name, shares_zero
 
@@ -291,11 +294,16 @@ class ParserGenMixin:
             code = self.expr(target)  # type: ignore[attr-defined]
             cls = self.module.constant(self.values.class_for(t), "cls")
             tmp = self.module.fresh("h")
-            self.w.line(f"{tmp} = _new({cls})")
             fn = self.extractor(t, varbit=False)
-            for line in inline_extract(fn, t, tmp, self.module.fresh,
-                                       self.whole_bytes()) or \
-                    [f"pos = {fn}(buf, pos, end, {tmp})"]:
+            codec = self.codec(t)
+            if codec is not None:
+                lines = native_extract(fn, t, codec[0], tmp, f"_new({cls})",
+                                       self.whole_bytes())
+            else:
+                self.w.line(f"{tmp} = _new({cls})")
+                lines = inline_extract(fn, t, tmp, self.module.fresh, self.whole_bytes()) \
+                    or [f"pos = {fn}(buf, pos, end, {tmp})"]
+            for line in lines:
                 self.w.line(line)
             self.w.line(f"{code} = {tmp}")
             self.w.claim(code)
@@ -308,7 +316,11 @@ class ParserGenMixin:
         else:
             fn = self.extractor(t, varbit=False)
             h = self.module.fresh("h")
-            inline = inline_extract(fn, t, h, self.module.fresh, self.whole_bytes())
+            codec = self.codec(t)
+            if codec is not None:
+                inline = native_extract(fn, t, codec[1], h, None, self.whole_bytes())
+            else:
+                inline = inline_extract(fn, t, h, self.module.fresh, self.whole_bytes())
             if inline is None:
                 self.w.line(f"pos = {fn}(buf, pos, end, {dest})")
             else:
@@ -367,6 +379,26 @@ class ParserGenMixin:
         self.helpers.append(extract_source(fn, t, varbit, self.checked))
         return fn
 
+    def codec(self, t: HeaderT) -> tuple[str, str, str] | None:
+        """The names of the C codec's ``extract``, ``extract_into`` and ``emit`` for
+        header type ``t`` (bound once per type), or None: the codec is not built or
+        switched off (native.py), or it cannot serve ``t`` (``native_fields``)."""
+        cache = self.__dict__.setdefault("_codecs", {})
+        self.__dict__.setdefault("codec_objects", {})
+        key = (id(t.decl), t.name)
+        if key not in cache:
+            codec_class = native.codec_class()
+            fields = native_fields(t) if codec_class is not None else None
+            if fields is None:
+                cache[key] = None
+            else:
+                codec = codec_class(self.values.class_for(t), fields)
+                self.codec_objects[key] = codec
+                cache[key] = (self.module.constant(codec.extract, f"x_{t.name}"),
+                              self.module.constant(codec.extract_into, f"xi_{t.name}"),
+                              self.module.constant(codec.emit, f"e_{t.name}"))
+        return cache[key]
+
     def lookahead_code(self, t: Type) -> str:
         t = strip(t)
         width = fixed_width(t)
@@ -393,7 +425,52 @@ class ParserGenMixin:
                 args.append(n)
         self.w.line(f"def {pyname}(out, {', '.join(args)}, pk):")
         with self.w.indent():
+            fused = self.fused_deparser(decl)
+            if fused is not None:
+                self.w.line(f"out.append({fused[0]}({self.env[id(fused[1])]}))")
+                return
             self.control_body(self.block, decl)  # type: ignore[attr-defined]
+
+    def fused_deparser(self, decl: ast.ControlDecl) -> tuple[str, ast.Parameter] | None:
+        """A deparser that only emits headers and header stacks of one struct
+        parameter, all of types the C codec serves, as one C ``Deparser`` (its
+        ``emit``'s name and the parameter); else None (the statements generate as
+        any control's). ``emit(hdr)`` and ``emit(hdr.f)`` are accepted."""
+        deparser_class = native.deparser_class()
+        if deparser_class is None or decl.locals or not decl.body.stmts:
+            return None
+        param: ast.Parameter | None = None
+        steps: list[tuple[str, Any, bool]] = []
+        for stmt in decl.body.stmts:
+            arg = _emitted(stmt)
+            if arg is None:
+                return None
+            root, member = (arg, None) if isinstance(arg, ast.PathExpr) else \
+                (arg.base, arg.member)  # type: ignore[union-attr]
+            if not isinstance(root, ast.PathExpr) or not isinstance(root.decl, ast.Parameter) \
+                    or param is not None and root.decl is not param:
+                return None
+            param = root.decl
+            t = strip(root.type)
+            if not isinstance(t, StructT):
+                return None
+            fields = t.fields if member is None else \
+                [(f, ft) for f, ft in t.fields if f == member]
+            for f, ft in fields:
+                step = self._deparser_step(py_name(f), strip(ft))
+                if step is None:
+                    return None
+                steps.append(step)
+        assert param is not None
+        emitter = deparser_class(steps)
+        return self.module.constant(emitter.emit, "deparse"), param
+
+    def _deparser_step(self, name: str, t: Type) -> tuple[str, Any, bool] | None:
+        stack = isinstance(t, StackT)
+        header = strip(t.elem) if stack else t  # type: ignore[union-attr]
+        if not isinstance(header, HeaderT) or self.codec(header) is None:
+            return None
+        return name, self.codec_objects[(id(header.decl), header.name)], stack
 
     def emit_code(self, e: ast.Expression) -> None:
         """packet_out.emit: valid headers in order, recursing into structs/stacks/unions."""
@@ -404,6 +481,14 @@ class ParserGenMixin:
         """Emission of ``code``, a value of type ``t``; ``zero`` names the shared zero
         stack a struct's stack may still be (values.py): nothing of it is valid."""
         if isinstance(t, HeaderT):
+            codec = self.codec(t)
+            if codec is not None:
+                h = self.module.fresh("h")
+                self.w.line(f"{h} = {code}")
+                self.w.line(f"if {h}._valid:")
+                with self.w.indent():
+                    self.w.line(f"out.append({codec[2]}({h}))")
+                return
             fn = self.emitter(t)
             h = self.module.fresh("h")
             inline = inline_emit(fn, t, h)
@@ -468,6 +553,19 @@ def _next_of_stack(target: ast.Expression) -> ast.Expression | None:
 
 def _is_packet_in(p: ast.Parameter) -> bool:
     return getattr(p.type_ref.resolved, "name", "") == "packet_in"
+
+
+def _emitted(stmt: Any) -> ast.Expression | None:
+    """The argument of a statement `p.emit(x)` on a packet_out ``p``; else None."""
+    if not isinstance(stmt, ast.MethodCallStatement):
+        return None
+    func = stmt.call.func
+    if not isinstance(func, ast.MemberExpr) or func.member != "emit" \
+            or not isinstance(func.base, ast.PathExpr) \
+            or not isinstance(func.base.decl, ast.Parameter) \
+            or not _is_packet_out(func.base.decl) or len(stmt.call.args) != 1:
+        return None
+    return stmt.call.args[0].value
 
 
 def _is_packet_out(p: ast.Parameter) -> bool:

@@ -139,8 +139,8 @@ class CompiledDevice:
         self._bound = compiled.bind(
             {b.pyname: _state_object(state, b.kind, b.name) for b in compiled.bindings})
         values = compiled.values
-        self.new_hdr = values.class_for(compiled.headers_type)
-        self.new_meta = values.class_for(compiled.metadata_type)
+        self.new_hdr = values.constructor(compiled.headers_type)
+        self.new_meta = values.constructor(compiled.metadata_type)
         self.direct_by_table: dict[str, tuple[str | None, str | None]] = {}
         for res in state.direct_counters.values():
             prev = self.direct_by_table.get(res.table, (None, None))
@@ -172,7 +172,7 @@ class V1ModelDevice(CompiledDevice):
         (self.parser, self.verify, self.ingress_block, self.egress_block, self.compute,
          self.deparser) = self._blocks("parser", "verify_checksum", "ingress", "egress",
                                        "compute_checksum", "deparser")
-        self.new_sm = compiled.values.class_for(compiled.std_meta_type)
+        self.new_sm = compiled.values.constructor(compiled.std_meta_type)
 
     # -- whole pipeline ---------------------------------------------------------------
     def process(self, data: bytes, port: int, now_us: int = 0) -> list[OutputPacket]:

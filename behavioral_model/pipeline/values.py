@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import keyword
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..frontend.errors import P4TypeError
@@ -40,6 +40,7 @@ from ..frontend.types import (
     VarbitT,
     strip_newtype,
 )
+from . import native
 
 
 def py_name(name: str) -> str:
@@ -149,6 +150,38 @@ class ValueFactory:
                 self._zero_stacks[(elem, t.size)] = zero
             return f"_ZS{t.size}{elem.__name__}", zero
         return f"_Z{self.class_name(t)}", self.class_for(t)._zero
+
+    def constructor(self, t: StructLike) -> Callable[[], Any]:
+        """What builds a zero value of struct type ``t`` (a device's headers, metadata
+        and standard metadata, once per packet): the class; or, where every field's
+        zero is immutable (a number, a bool, a shared zero header or stack, which
+        generated code copies before writing) and the C extension is there, a
+        ``_native.Prototype``'s ``new``, which copies a zero instance's slots: one call
+        instead of a store per field, and the same value."""
+        made = self._prototype(t)
+        return self.class_for(t) if made is None else made.new
+
+    def _prototype(self, t: StructLike) -> Any | None:
+        """``t``'s ``_native.Prototype`` (see ``constructor``), or None: not built, or
+        a field whose zero is neither immutable nor a struct that has one itself (a
+        header union, a header of a header union, a stack in a union or header)."""
+        prototype = native.prototype_class()
+        if prototype is None or not isinstance(t, StructT):
+            return None
+        cls = self.class_for(t)
+        nested = {}
+        for f, ft in t.fields:
+            inner = _strip(ft)
+            if shares_zero(t, inner):
+                continue
+            if isinstance(inner, StructT):
+                child = self._prototype(inner)
+                if child is None:
+                    return None
+                nested[py_name(f)] = child
+            elif isinstance(inner, StructLike | StackT | TupleT):
+                return None
+        return prototype(cls(), [s for s in cls.__slots__ if s not in nested], nested)
 
     def class_for(self, t: StructLike) -> type:
         key = (type(t).__name__, t.name, id(t.decl), tuple(t.fields) if t.decl is None else ())
