@@ -250,9 +250,14 @@ def test_a_deparser_emits_the_valid_headers_and_stack_elements_in_order() -> Non
     hdr = hdrs()
     hdr.a, hdr.b, hdr.s = header(1, True), header(2, False), stack()
     hdr.s.elems = [header(3, True), header(4, False), header(5, True)]
-    emit = native.deparser_class()([("a", codec, False), ("s", codec, True),
-                                    ("b", codec, False)]).emit
-    assert emit(hdr) == b"".join(codec.emit(header(x, True)) for x in (1, 3, 5))
+    steps = [("a", codec, False), ("s", codec, True), ("b", codec, False)]
+    emit = native.deparser_class()(steps, hdrs).emit  # fields read from their slots
+    expected = b"".join(codec.emit(header(x, True)) for x in (1, 3, 5))
+    assert emit(hdr) == expected
+    other = type("other_t", (), {})()  # another class: fields read by attribute
+    other.a, other.s, other.b = hdr.a, hdr.s, hdr.b
+    assert emit(other) == expected
+    assert native.deparser_class()(steps).emit(hdr) == expected
     hdr.a._valid = hdr.s.elems[0]._valid = hdr.s.elems[2]._valid = False
     assert emit(hdr) == b""
     # more valid headers than the deparser's first buffer holds
@@ -260,6 +265,11 @@ def test_a_deparser_emits_the_valid_headers_and_stack_elements_in_order() -> Non
     assert emit(hdr) == b"".join(codec.emit(h) for h in hdr.s.elems)
     with pytest.raises(TypeError):
         native.deparser_class()([("a", object(), False)])
+    with pytest.raises(TypeError, match="not a writable slot"):
+        native.deparser_class()([("c", codec, False)], hdrs)
+    del hdr.b
+    with pytest.raises(AttributeError):
+        emit(hdr)
     with pytest.raises(AttributeError):
         native.deparser_class()([("missing", codec, False)]).emit(hdr)
 

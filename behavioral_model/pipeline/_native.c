@@ -239,12 +239,18 @@ encode_field(const Field *f, PyObject *value, unsigned char *p)
         write_bits(p, f->bit_offset, f->width, bits);
         return 0;
     }
-    PyObject *masked = PyNumber_And(value, f->mask);
-    if (masked == NULL)
-        return -1;
     int first = f->bit_offset >> 3;
     int last = (f->bit_offset + f->width + 7) >> 3;
     int shift = (last << 3) - (f->bit_offset + f->width);
+#if PY_VERSION_HEX < 0x030D0000
+    /* A value already in range (what generated code stores) needs no mask. */
+    if (!shift && !(f->bit_offset & 7) && _PyLong_Sign(value) >= 0 &&
+        _PyLong_NumBits(value) <= (size_t)f->width)
+        return long_to_bytes(value, p + first, last - first);
+#endif
+    PyObject *masked = PyNumber_And(value, f->mask);
+    if (masked == NULL)
+        return -1;
     int rc;
     if (!shift && !(f->bit_offset & 7)) {
         rc = long_to_bytes(masked, p + first, last - first);
@@ -537,13 +543,15 @@ static PyTypeObject CodecType;
  * headers' bytes, concatenated (P4_16 spec 15.3: emit appends a valid header, skips
  * an invalid one; a stack emits its elements in index order). */
 typedef struct {
-    PyObject *name;   /* the struct's field */
+    PyObject *name;     /* the struct's field */
+    Py_ssize_t offset;  /* its slot in an object of the Deparser's class, or -1 */
     Codec *codec;
-    int stack;        /* a header stack: its `elems` one by one */
+    int stack;          /* a header stack: its `elems` one by one */
 } Step;
 
 typedef struct {
     PyObject_HEAD
+    PyTypeObject *cls;  /* the headers struct's class, or NULL */
     Py_ssize_t nsteps;
     Step *steps;
 } Deparser;
@@ -593,7 +601,15 @@ Deparser_emit(Deparser *self, PyObject *hdr)
     PyObject *out = NULL;
     for (Py_ssize_t i = 0; i < self->nsteps; i++) {
         Step *step = &self->steps[i];
-        PyObject *value = PyObject_GetAttr(hdr, step->name);
+        PyObject *value;
+        if (step->offset >= 0 && Py_IS_TYPE(hdr, self->cls)) {
+            value = *(PyObject **)((char *)hdr + step->offset);
+            if (value == NULL)
+                PyErr_SetObject(PyExc_AttributeError, step->name);
+            Py_XINCREF(value);
+        } else {
+            value = PyObject_GetAttr(hdr, step->name);
+        }
         if (value == NULL)
             goto done;
         int rc = 0;
@@ -652,17 +668,22 @@ static void
 Deparser_dealloc(Deparser *self)
 {
     Deparser_clear_steps(self);
+    Py_XDECREF(self->cls);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Deparser(steps): `steps` is a sequence of (field name, Codec, is a stack). */
+/* Deparser(steps, cls=None): `steps` is a sequence of (field name, Codec, is a
+ * stack); `cls`, the headers struct's class, whose fields are then read from their
+ * slots (any other object's by attribute). */
 static int
 Deparser_init(Deparser *self, PyObject *args, PyObject *kwds)
 {
-    PyObject *spec;
-    static char *keywords[] = {"steps", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Deparser", keywords, &spec))
+    PyObject *spec, *cls = NULL;
+    static char *keywords[] = {"steps", "cls", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O!:Deparser", keywords, &spec,
+                                     &PyType_Type, &cls))
         return -1;
+    Py_XSETREF(self->cls, (PyTypeObject *)Py_XNewRef(cls));
     PyObject *seq = PySequence_Fast(spec, "steps must be a sequence");
     if (seq == NULL)
         return -1;
@@ -686,7 +707,14 @@ Deparser_init(Deparser *self, PyObject *args, PyObject *kwds)
         self->steps[i].name = Py_NewRef(name);
         self->steps[i].codec = (Codec *)Py_NewRef(codec);
         self->steps[i].stack = stack;
+        self->steps[i].offset = -1;
         self->nsteps = i + 1;
+        if (self->cls != NULL &&
+            (self->steps[i].offset = slot_offset(self->cls, name)) < 0) {
+            Py_DECREF(seq);
+            Deparser_clear_steps(self);
+            return -1;
+        }
     }
     Py_DECREF(seq);
     return 0;
@@ -701,7 +729,7 @@ static PyMethodDef Deparser_methods[] = {
 static PyTypeObject DeparserType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "behavioral_model.pipeline._native.Deparser",
-    .tp_doc = "Deparser(steps): emit a headers struct's valid headers in one call",
+    .tp_doc = "Deparser(steps, cls=None): emit a headers struct's valid headers in one call",
     .tp_basicsize = sizeof(Deparser),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,

@@ -462,7 +462,7 @@ class ParserGenMixin:
                     return None
                 steps.append(step)
         assert param is not None
-        emitter = deparser_class(steps)
+        emitter = deparser_class(steps, self.values.class_for(strip(param.type_ref.resolved)))
         return self.module.constant(emitter.emit, "deparse"), param
 
     def _deparser_step(self, name: str, t: Type) -> tuple[str, Any, bool] | None:
