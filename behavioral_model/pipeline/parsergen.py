@@ -443,10 +443,12 @@ class ParserGenMixin:
         steps: list[tuple[str, Any, bool]] = []
         for stmt in decl.body.stmts:
             arg = _emitted(stmt)
-            if arg is None:
+            if isinstance(arg, ast.PathExpr):
+                root, member = arg, None
+            elif isinstance(arg, ast.MemberExpr):
+                root, member = arg.base, arg.member
+            else:  # a stack element, a call, ...: the statements generate one by one
                 return None
-            root, member = (arg, None) if isinstance(arg, ast.PathExpr) else \
-                (arg.base, arg.member)  # type: ignore[union-attr]
             if not isinstance(root, ast.PathExpr) or not isinstance(root.decl, ast.Parameter) \
                     or param is not None and root.decl is not param:
                 return None
