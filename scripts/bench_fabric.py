@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_model  # noqa: E402
 
+from behavioral_model.pipeline import native  # noqa: E402
 from fabric.runner import RunResult, run_scenario  # noqa: E402
 from fabric.scenario import (  # noqa: E402
     Scenario,
@@ -330,8 +331,8 @@ def main() -> int:
                              "(3) pipelines")
     args = parser.parse_args()
     sizes = args.sizes or (QUICK_SHAPES if args.quick else tuple(SHAPES))
-    print(f"bench_fabric: Python {sys.version.split()[0]}, {os.cpu_count()} cores"
-          + (", quick run" if args.quick else ""))
+    print(f"bench_fabric: Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+          f"{native.describe()}" + (", quick run" if args.quick else ""))
     if args.only in (None, "small"):
         bench_small(args.quick, args.profile, args.procs)
     if args.only in (None, "scaling"):

@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 from behavioral_model.frontend.checker import check_program  # noqa: E402
 from behavioral_model.frontend.parser import parse_source  # noqa: E402
 from behavioral_model.frontend.preprocess import preprocess, preprocess_text  # noqa: E402
+from behavioral_model.pipeline import native  # noqa: E402
 from behavioral_model.pipeline.compiler import compile_program  # noqa: E402
 from behavioral_model.pipeline.v1model import V1ModelDevice  # noqa: E402
 from behavioral_model.program import load_program  # noqa: E402
@@ -626,7 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.packets = args.packets or 2000
     if args.packets is not None and args.packets < 1:
         ap.error("--packets must be positive")
-    print(f"bench_model: Python {sys.version.split()[0]}, "
+    print(f"bench_model: Python {sys.version.split()[0]}, {native.describe()}, "
           f"{'opcode count' if args.opcodes else 'quick' if args.quick else 'full'} run")
     if args.opcodes:
         opcode_counts(args)

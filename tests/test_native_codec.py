@@ -324,3 +324,11 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
         assert got == [o.data for o in b.process(packet, 0)]
         if want is not None and body != "with a condition":
             assert got == [want]
+
+
+def test_benchmarks_say_whether_the_extension_ran(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert native.describe() == "C extension on"
+    monkeypatch.setenv(PURE_PYTHON_ENV, "1")
+    assert native.describe() == f"C extension off ({PURE_PYTHON_ENV}=1)"
+    assert native.codec_class() is None and native.deparser_class() is None
+    assert native.prototype_class() is None

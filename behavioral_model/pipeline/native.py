@@ -24,7 +24,8 @@ except ImportError:  # not built: no C compiler where the package was installed
 
 PURE_PYTHON_ENV = "MRC_P4_PURE_PYTHON"
 
-__all__ = ["PURE_PYTHON_ENV", "built", "codec_class", "deparser_class", "prototype_class"]
+__all__ = ["PURE_PYTHON_ENV", "built", "codec_class", "deparser_class", "describe",
+           "prototype_class"]
 
 
 def built() -> bool:
@@ -46,6 +47,16 @@ def deparser_class() -> Any | None:
 def prototype_class() -> Any | None:
     """``_native.Prototype`` for a device made now, or None (as ``codec_class``)."""
     return None if _off() else _native.Prototype
+
+
+def describe() -> str:
+    """Whether programs compiled now use the extension, in words (benchmarks print it
+    beside their figures)."""
+    if _native is None:
+        return "C extension not built (Python alone)"
+    if _off():
+        return f"C extension off ({PURE_PYTHON_ENV}=1)"
+    return "C extension on"
 
 
 def _off() -> bool:
