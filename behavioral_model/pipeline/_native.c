@@ -1,5 +1,6 @@
 /*
- * behavioral_model.pipeline._native -- header extraction and emission in C.
+ * behavioral_model.pipeline._native -- the generated pipeline's per-packet
+ * header and struct work in C.
  *
  * The generated pipeline keeps header fields as Python ints in __slots__ objects
  * (values.py).  Extracting a header field by field in Python costs four bytecodes
@@ -11,13 +12,15 @@
  *
  * A Codec describes a header whose fields are all bit<W>, int<W> or bool, with
  * a total width that is a whole number of bytes, extracted at a byte boundary:
- * headercodec.native_layout decides which headers qualify, and the generated
+ * headercodec.native_fields decides which headers qualify, and the generated
  * code calls a Codec only after it checked that the bytes are there.  Anything
  * else stays on the Python path, which computes the same values (the tests
  * compare the two on random layouts and packets).
  *
- * A Prototype builds the per-packet structs (headers, metadata, standard metadata)
- * by copying a fresh instance's slots, where every slot holds an immutable value.
+ * A Deparser emits a headers struct's valid headers, each through its Codec, in
+ * one call.  A Prototype builds the per-packet structs (headers, metadata,
+ * standard metadata) by copying a fresh instance's slots, where every slot holds
+ * an immutable value.
  *
  * Built by setup.py as an optional extension: without a C compiler the package
  * installs without it and the pipeline runs in Python alone (native.py).
@@ -39,6 +42,8 @@ typedef struct {
     int kind;
     PyObject *mask;       /* width > 64: 2**width - 1 */
     PyObject *half;       /* width > 64 and signed: 2**(width - 1) */
+    PyObject *shift_amount;  /* width > 64, off the byte grid: the bits after it in
+                                its last byte */
 } Field;
 
 typedef struct {
@@ -86,14 +91,15 @@ store_slot(PyObject *obj, Py_ssize_t offset, PyObject *value /* stolen */)
     Py_XDECREF(old);
 }
 
-/* Stores `value` (stolen) into field `f` of `obj`: straight into the slot for an
- * object of the Codec's class, by attribute for any other. */
+/* Stores `value` (stolen) into field `name` of `obj`: straight into the slot at
+ * `offset` for an object of class `cls`, by attribute for any other. */
 static int
-store_field(Codec *codec, PyObject *obj, Py_ssize_t offset, PyObject *name, PyObject *value)
+store_field(PyTypeObject *cls, PyObject *obj, Py_ssize_t offset, PyObject *name,
+            PyObject *value)
 {
     if (value == NULL)
         return -1;
-    if (Py_IS_TYPE(obj, codec->cls)) {
+    if (Py_IS_TYPE(obj, cls)) {
         store_slot(obj, offset, value);
         return 0;
     }
@@ -102,10 +108,12 @@ store_field(Codec *codec, PyObject *obj, Py_ssize_t offset, PyObject *name, PyOb
     return rc;
 }
 
+/* Field `name` of `obj` (a new reference), as `store_field` finds it; NULL with
+ * AttributeError when it was never set. */
 static PyObject *
-load_field(Codec *codec, PyObject *obj, Py_ssize_t offset, PyObject *name)
+load_field(PyTypeObject *cls, PyObject *obj, Py_ssize_t offset, PyObject *name)
 {
-    if (Py_IS_TYPE(obj, codec->cls)) {
+    if (cls != NULL && Py_IS_TYPE(obj, cls)) {
         PyObject *value = *(PyObject **)((char *)obj + offset);
         if (value == NULL) {
             PyErr_SetObject(PyExc_AttributeError, name);
@@ -194,11 +202,8 @@ decode_field(const Field *f, const unsigned char *p)
     int first = f->bit_offset >> 3;
     int last = (f->bit_offset + f->width + 7) >> 3;
     PyObject *value = long_from_bytes(p + first, last - first);
-    int shift = (last << 3) - (f->bit_offset + f->width);
-    if (value != NULL && (shift || (f->bit_offset & 7))) {
-        PyObject *amount = PyLong_FromLong(shift);
-        PyObject *shifted = amount ? PyNumber_Rshift(value, amount) : NULL;
-        Py_XDECREF(amount);
+    if (value != NULL && f->shift_amount != NULL) {
+        PyObject *shifted = PyNumber_Rshift(value, f->shift_amount);
         Py_DECREF(value);
         value = shifted ? PyNumber_And(shifted, f->mask) : NULL;
         Py_XDECREF(shifted);
@@ -241,10 +246,9 @@ encode_field(const Field *f, PyObject *value, unsigned char *p)
     }
     int first = f->bit_offset >> 3;
     int last = (f->bit_offset + f->width + 7) >> 3;
-    int shift = (last << 3) - (f->bit_offset + f->width);
 #if PY_VERSION_HEX < 0x030D0000
     /* A value already in range (what generated code stores) needs no mask. */
-    if (!shift && !(f->bit_offset & 7) && _PyLong_Sign(value) >= 0 &&
+    if (f->shift_amount == NULL && _PyLong_Sign(value) >= 0 &&
         _PyLong_NumBits(value) <= (size_t)f->width)
         return long_to_bytes(value, p + first, last - first);
 #endif
@@ -252,13 +256,11 @@ encode_field(const Field *f, PyObject *value, unsigned char *p)
     if (masked == NULL)
         return -1;
     int rc;
-    if (!shift && !(f->bit_offset & 7)) {
+    if (f->shift_amount == NULL) {
         rc = long_to_bytes(masked, p + first, last - first);
     } else {
         unsigned char tmp[last - first];
-        PyObject *amount = PyLong_FromLong(shift);
-        PyObject *shifted = amount ? PyNumber_Lshift(masked, amount) : NULL;
-        Py_XDECREF(amount);
+        PyObject *shifted = PyNumber_Lshift(masked, f->shift_amount);
         rc = shifted ? long_to_bytes(shifted, tmp, last - first) : -1;
         Py_XDECREF(shifted);
         if (rc == 0)
@@ -289,10 +291,10 @@ fill(Codec *self, PyObject *obj, const unsigned char *p)
 {
     for (Py_ssize_t i = 0; i < self->nfields; i++) {
         Field *f = &self->fields[i];
-        if (store_field(self, obj, f->offset, f->name, decode_field(f, p)) < 0)
+        if (store_field(self->cls, obj, f->offset, f->name, decode_field(f, p)) < 0)
             return -1;
     }
-    return store_field(self, obj, self->valid_offset, valid_name, Py_NewRef(Py_True));
+    return store_field(self->cls, obj, self->valid_offset, valid_name, Py_NewRef(Py_True));
 }
 
 /* The header's bytes in `buf` (args[0]) at byte args[1], after checking the call
@@ -352,7 +354,7 @@ encode_into(Codec *self, PyObject *h, unsigned char *p)
 {
     for (Py_ssize_t i = 0; i < self->nfields; i++) {
         Field *f = &self->fields[i];
-        PyObject *value = load_field(self, h, f->offset, f->name);
+        PyObject *value = load_field(self->cls, h, f->offset, f->name);
         int rc = value ? encode_field(f, value, p) : -1;
         Py_XDECREF(value);
         if (rc < 0)
@@ -379,7 +381,7 @@ Codec_emit(Codec *self, PyObject *h)
 static int
 is_valid(Codec *self, PyObject *h)
 {
-    PyObject *value = load_field(self, h, self->valid_offset, valid_name);
+    PyObject *value = load_field(self->cls, h, self->valid_offset, valid_name);
     if (value == NULL)
         return -1;
     int truth = value == Py_True ? 1 : value == Py_False ? 0 : PyObject_IsTrue(value);
@@ -396,6 +398,7 @@ Codec_clear_fields(Codec *self)
         Py_XDECREF(self->fields[i].name);
         Py_XDECREF(self->fields[i].mask);
         Py_XDECREF(self->fields[i].half);
+        Py_XDECREF(self->fields[i].shift_amount);
     }
     PyMem_Free(self->fields);
     self->fields = NULL;
@@ -477,6 +480,10 @@ Codec_init(Codec *self, PyObject *args, PyObject *kwds)
                 goto fail;
             if (kind == KIND_SIGNED && (f->half = power_of_two_minus(width - 1, 0)) == NULL)
                 goto fail;
+            /* a wide field off the byte grid is shifted into place, per packet */
+            long shift = ((bit + width + 7) >> 3 << 3) - (bit + width);
+            if ((shift || (bit & 7)) && (f->shift_amount = PyLong_FromLong(shift)) == NULL)
+                goto fail;
         }
         bit += width;
         if (bit > INT_MAX / 2) {
@@ -536,15 +543,13 @@ static PyTypeObject CodecType = {
 
 /* -- Deparser --------------------------------------------------------------------- */
 
-static PyTypeObject CodecType;
-
 /* A deparser that emits fields of its headers struct in order, each a header or a
  * stack of headers that a Codec serves (parsergen decides), in one call: the valid
  * headers' bytes, concatenated (P4_16 spec 15.3: emit appends a valid header, skips
  * an invalid one; a stack emits its elements in index order). */
 typedef struct {
     PyObject *name;     /* the struct's field */
-    Py_ssize_t offset;  /* its slot in an object of the Deparser's class, or -1 */
+    Py_ssize_t offset;  /* its slot in an object of the Deparser's class */
     Codec *codec;
     int stack;          /* a header stack: its `elems` one by one */
 } Step;
@@ -601,15 +606,7 @@ Deparser_emit(Deparser *self, PyObject *hdr)
     PyObject *out = NULL;
     for (Py_ssize_t i = 0; i < self->nsteps; i++) {
         Step *step = &self->steps[i];
-        PyObject *value;
-        if (step->offset >= 0 && Py_IS_TYPE(hdr, self->cls)) {
-            value = *(PyObject **)((char *)hdr + step->offset);
-            if (value == NULL)
-                PyErr_SetObject(PyExc_AttributeError, step->name);
-            Py_XINCREF(value);
-        } else {
-            value = PyObject_GetAttr(hdr, step->name);
-        }
+        PyObject *value = load_field(self->cls, hdr, step->offset, step->name);
         if (value == NULL)
             goto done;
         int rc = 0;
@@ -909,7 +906,8 @@ static PyTypeObject PrototypeType = {
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "behavioral_model.pipeline._native",
-    .m_doc = "Header extraction and emission in C for the generated pipeline.",
+    .m_doc = "Header extraction and emission, deparsing and per-packet structs in C "
+             "for the generated pipeline.",
     .m_size = -1,
 };
 

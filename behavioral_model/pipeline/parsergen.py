@@ -8,7 +8,7 @@ advance, lookahead, verify or an overflowing stack (`_ParserError(code)`) end pa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
@@ -297,7 +297,7 @@ class ParserGenMixin:
             fn = self.extractor(t, varbit=False)
             codec = self.codec(t)
             if codec is not None:
-                lines = native_extract(fn, t, codec[0], tmp, f"_new({cls})",
+                lines = native_extract(fn, t, codec.extract, tmp, f"_new({cls})",
                                        self.whole_bytes())
             else:
                 self.w.line(f"{tmp} = _new({cls})")
@@ -318,7 +318,8 @@ class ParserGenMixin:
             h = self.module.fresh("h")
             codec = self.codec(t)
             if codec is not None:
-                inline = native_extract(fn, t, codec[1], h, None, self.whole_bytes())
+                inline = native_extract(fn, t, codec.extract_into, h, None,
+                                        self.whole_bytes())
             else:
                 inline = inline_extract(fn, t, h, self.module.fresh, self.whole_bytes())
             if inline is None:
@@ -379,12 +380,11 @@ class ParserGenMixin:
         self.helpers.append(extract_source(fn, t, varbit, self.checked))
         return fn
 
-    def codec(self, t: HeaderT) -> tuple[str, str, str] | None:
-        """The names of the C codec's ``extract``, ``extract_into`` and ``emit`` for
-        header type ``t`` (bound once per type), or None: the codec is not built or
+    def codec(self, t: HeaderT) -> BoundCodec | None:
+        """The C codec of header type ``t`` and the names its methods are bound to in
+        the generated module (once per type), or None: the codec is not built or
         switched off (native.py), or it cannot serve ``t`` (``native_fields``)."""
         cache = self.__dict__.setdefault("_codecs", {})
-        self.__dict__.setdefault("codec_objects", {})
         key = (id(t.decl), t.name)
         if key not in cache:
             codec_class = native.codec_class()
@@ -393,10 +393,10 @@ class ParserGenMixin:
                 cache[key] = None
             else:
                 codec = codec_class(self.values.class_for(t), fields)
-                self.codec_objects[key] = codec
-                cache[key] = (self.module.constant(codec.extract, f"x_{t.name}"),
-                              self.module.constant(codec.extract_into, f"xi_{t.name}"),
-                              self.module.constant(codec.emit, f"e_{t.name}"))
+                cache[key] = BoundCodec(
+                    codec, self.module.constant(codec.extract, f"x_{t.name}"),
+                    self.module.constant(codec.extract_into, f"xi_{t.name}"),
+                    self.module.constant(codec.emit, f"e_{t.name}"))
         return cache[key]
 
     def lookahead_code(self, t: Type) -> str:
@@ -440,6 +440,7 @@ class ParserGenMixin:
         if deparser_class is None or decl.locals or not decl.body.stmts:
             return None
         param: ast.Parameter | None = None
+        struct_t: StructT | None = None
         steps: list[tuple[str, Any, bool]] = []
         for stmt in decl.body.stmts:
             arg = _emitted(stmt)
@@ -452,27 +453,25 @@ class ParserGenMixin:
             if not isinstance(root, ast.PathExpr) or not isinstance(root.decl, ast.Parameter) \
                     or param is not None and root.decl is not param:
                 return None
-            param = root.decl
-            t = strip(root.type)
-            if not isinstance(t, StructT):
+            param, struct_t = root.decl, strip(root.type)
+            if not isinstance(struct_t, StructT):
                 return None
-            fields = t.fields if member is None else \
-                [(f, ft) for f, ft in t.fields if f == member]
+            fields = struct_t.fields if member is None else \
+                [(f, ft) for f, ft in struct_t.fields if f == member]
             for f, ft in fields:
                 step = self._deparser_step(py_name(f), strip(ft))
                 if step is None:
                     return None
                 steps.append(step)
-        assert param is not None
-        emitter = deparser_class(steps, self.values.class_for(strip(param.type_ref.resolved)))
+        assert param is not None and struct_t is not None
+        emitter = deparser_class(steps, self.values.class_for(struct_t))
         return self.module.constant(emitter.emit, "deparse"), param
 
     def _deparser_step(self, name: str, t: Type) -> tuple[str, Any, bool] | None:
         stack = isinstance(t, StackT)
         header = strip(t.elem) if stack else t  # type: ignore[union-attr]
-        if not isinstance(header, HeaderT) or self.codec(header) is None:
-            return None
-        return name, self.codec_objects[(id(header.decl), header.name)], stack
+        codec = self.codec(header) if isinstance(header, HeaderT) else None
+        return None if codec is None else (name, codec.codec, stack)
 
     def emit_code(self, e: ast.Expression) -> None:
         """packet_out.emit: valid headers in order, recursing into structs/stacks/unions."""
@@ -489,7 +488,7 @@ class ParserGenMixin:
                 self.w.line(f"{h} = {code}")
                 self.w.line(f"if {h}._valid:")
                 with self.w.indent():
-                    self.w.line(f"out.append({codec[2]}({h}))")
+                    self.w.line(f"out.append({codec.emit}({h}))")
                 return
             fn = self.emitter(t)
             h = self.module.fresh("h")
@@ -555,6 +554,15 @@ def _next_of_stack(target: ast.Expression) -> ast.Expression | None:
 
 def _is_packet_in(p: ast.Parameter) -> bool:
     return getattr(p.type_ref.resolved, "name", "") == "packet_in"
+
+
+class BoundCodec(NamedTuple):
+    """A header type's C codec and the generated module's names of its methods."""
+
+    codec: Any
+    extract: str
+    extract_into: str
+    emit: str
 
 
 def _emitted(stmt: Any) -> ast.Expression | None:

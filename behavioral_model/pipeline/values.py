@@ -117,6 +117,7 @@ class ValueFactory:
     def __init__(self) -> None:
         self._classes: dict[Any, type] = {}
         self._zero_stacks: dict[tuple[type, int], SharedZeroStack] = {}
+        self._prototypes: dict[type, Any] = {}  # class -> its Prototype, or None
 
     def default_expr(self, t: Type) -> str:
         """Python source creating the zero value of type `t` (used by generated code)."""
@@ -162,13 +163,19 @@ class ValueFactory:
         return self.class_for(t) if made is None else made.new
 
     def _prototype(self, t: StructLike) -> Any | None:
-        """``t``'s ``_native.Prototype`` (see ``constructor``), or None: not built, or
-        a field whose zero is neither immutable nor a struct that has one itself (a
-        header union, a header of a header union, a stack in a union or header)."""
+        """``t``'s ``_native.Prototype`` (see ``constructor``; made once per type, for
+        every device of the program), or None: not built or switched off, or a field
+        whose zero is neither immutable nor a struct that has one itself (a header
+        union, a header of a header union, a stack in a union or header)."""
         prototype = native.prototype_class()
         if prototype is None or not isinstance(t, StructT):
             return None
         cls = self.class_for(t)
+        if cls not in self._prototypes:
+            self._prototypes[cls] = self._make_prototype(prototype, t, cls)
+        return self._prototypes[cls]
+
+    def _make_prototype(self, prototype: Any, t: StructT, cls: type) -> Any | None:
         nested = {}
         for f, ft in t.fields:
             inner = _strip(ft)
