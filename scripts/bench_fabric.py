@@ -16,9 +16,11 @@
    and 2.2 times their rate), so the larger runs also queue, mark and reorder more.
    Each size therefore runs a second time with fewer senders, as many per T0 as
    half its uplinks (the 12-device run's load), which takes congestion out of the
-   comparison (what is left grows with the flows in flight, not with the devices:
-   docs/simulator-performance.md); and once on ``--procs`` processes: its wall time
-   and the speed-up.
+   comparison; a third time with the 12-device run's two flows only, which takes
+   the number of flows out too (what is left is what the devices themselves cost:
+   docs/simulator-performance.md, "What grows with the fabric"); and once on
+   ``--procs`` processes: its wall time and the speed-up. Every figure is the best
+   of the same number of runs at every size, as one slow run would skew the ratio.
 3. The two programs in-process, per CPU-second: the NIC's transmit and receive paths
    and the switch forwarding (scripts/bench_model.py (d), (d'), (e)). Goal: NIC
    transmit and receive >= 80,000 packets/s each.
@@ -114,20 +116,20 @@ def bench_small(quick: bool, profile: bool, procs: int) -> None:
     scenario = load_scenario(ROOT / "fabric/scenarios/spray.yaml")
     scenario = scenario.scaled(0.5 if quick else 4.0)
     run_scenario(scenario.scaled(0.05), "mrc")  # warm up: compile, caches
-    profiler = cProfile.Profile() if profile else None
-    runs = []
-    for _ in range(1 if quick else REPEAT):
-        with _profiling(profiler):
-            runs.append(run_scenario(scenario, "mrc"))
     # the best of a few runs: the machine's other jobs only ever slow a run down
-    run = min(runs, key=lambda r: r.sim_cpu_s)
+    run = min((run_scenario(scenario, "mrc") for _ in range(1 if quick else REPEAT)),
+              key=lambda r: r.sim_cpu_s)
     per_wall, per_cpu = rate(run)
     met = "met" if per_cpu >= GOAL_HOPS else "NOT met"
     print(f"(1) small fabric (12 devices), spray {scenario.workloads[0].bytes >> 20} MiB, "
           f"one process: {run.packet_hops:,} packet-hops in {run.sim_cpu_s:.2f} CPU-s: "
           f"{per_cpu:,.0f} hops per CPU-second ({per_wall:,.0f} per wall-second)  "
           f"goal >= {GOAL_HOPS:,}: {met}")
-    if profiler is not None:
+    if profile:
+        # a run of its own: the profiler slows every call, so it times nothing above
+        profiler = cProfile.Profile()
+        with _profiling(profiler):
+            run_scenario(scenario, "mrc")
         print_profile(profiler)
     split = min((run_scenario(scenario, "mrc", procs=procs)
                  for _ in range(1 if quick else REPEAT)), key=lambda r: r.sim_wall_s)
@@ -140,12 +142,9 @@ def bench_small(quick: bool, profile: bool, procs: int) -> None:
 
 
 @contextmanager
-def _profiling(profiler: cProfile.Profile | None) -> Iterator[None]:
+def _profiling(profiler: cProfile.Profile) -> Iterator[None]:
     """Profile only the simulation phase of the runs made inside (the discrete-event
     loop, ``EventLoop.run_window``), not their set-up (servers, P4Runtime)."""
-    if profiler is None:
-        yield
-        return
     original = EventLoop.run_window
 
     def run_window(env: EventLoop, *args: Any) -> Any:
@@ -164,29 +163,37 @@ def _profiling(profiler: cProfile.Profile | None) -> Iterator[None]:
 
 def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
     per_nic = 128 << 10 if quick else 256 << 10
+    repeat = 1 if quick else REPEAT
     print(f"(2) CPU time per hop against devices, {per_nic >> 10} KiB per sending NIC "
-          f"(one process; 'half load': again with T1s/2 senders per T0, the uplinks "
-          f"at most half loaded; the last two columns on --procs {procs}):")
+          f"(one process, best of {repeat} at every size; 'half load': again with T1s/2 "
+          f"senders per T0, the uplinks at most half loaded; '2 flows': again with the "
+          f"12-device run's two senders only; the last two columns on --procs {procs}):")
     print(f"    {'devices':>7} {'senders':>7} {'hops':>9} {'wall s':>7} {'CPU s':>6} "
           f"{'hops/CPU-s':>10} {'CPU us/hop':>10}  intact {'load':>4}  half load: "
-          f"{'senders':>7} {'load':>4} {'CPU us/hop':>10}  {'wall s':>7} {'speed-up':>8}")
+          f"{'senders':>7} {'load':>4} {'CPU us/hop':>10}  2 flows: {'CPU us/hop':>10}  "
+          f"{'wall s':>7} {'speed-up':>8}")
     per_hop: dict[int, float] = {}
     per_hop_half: dict[int, float] = {}
+    per_hop_two: dict[int, float] = {}
+
+    def best(senders: list[str], path: Path, runs: int) -> RunResult:
+        return min((_set_up_and_run(_clos_scenario(path, senders, per_nic))
+                    for _ in range(runs)), key=lambda r: r.sim_cpu_s)
+
     with tempfile.TemporaryDirectory(prefix="bench-fabric-") as tmp:
         for devices in sizes:
             shape = SHAPES[devices]
             text, qps = clos_topology(*shape)
             path = Path(tmp) / f"clos{devices}.yaml"
             path.write_text(text)
-            scenario = _clos_scenario(path, qps, per_nic)
             half = half_load_senders(*shape, qps)
-            repeat = 1 if quick or devices > 48 else REPEAT
-            # the first run of a process pays for warming up (code objects, caches):
-            # one run more at the first size, not counted
-            warm_up = 1 if devices == sizes[0] else 0
+            two = two_flow_senders(shape[2], qps)
+            if devices == sizes[0]:
+                # the first run of a process pays for warming up (code objects,
+                # caches): one run more, not counted
+                best(qps, path, 1)
             try:
-                runs = [_set_up_and_run(scenario) for _ in range(warm_up + repeat)]
-                run = min(runs[warm_up:], key=lambda r: r.sim_cpu_s)
+                run = best(qps, path, repeat)
             except ScenarioError as err:
                 first = str(err).splitlines()[0]
                 print(f"    {devices:>7} {len(qps):>7}  not set up: {first[-120:]}")
@@ -199,17 +206,18 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
                     f"{uplink_load(shape[0], shape[1], len(qps)):>4.1f}             ")
             try:
                 # where every other NIC already loads the uplinks half, the run is the same
-                calm = run if half == qps else min(
-                    (_set_up_and_run(_clos_scenario(path, half, per_nic))
-                     for _ in range(repeat)), key=lambda r: r.sim_cpu_s)
+                calm = run if half == qps else best(half, path, repeat)
                 per_hop_half[devices] = calm.sim_cpu_s / calm.packet_hops * 1e6
                 line += (f"{len(half):>7} {uplink_load(shape[0], shape[1], len(half)):>4.1f} "
                          f"{per_hop_half[devices]:>10.1f}"
                          + ("" if calm.intact else " (not intact)"))
+                few = run if two == qps else best(two, path, repeat)
+                per_hop_two[devices] = few.sim_cpu_s / few.packet_hops * 1e6
+                line += f"           {per_hop_two[devices]:>10.1f}"
             except ScenarioError as err:
                 line += f"not set up: {str(err).splitlines()[0][-60:]}"
             try:
-                split = _set_up_and_run(scenario, procs)
+                split = _set_up_and_run(_clos_scenario(path, qps, per_nic), procs)
                 line += f"  {split.sim_wall_s:>7.2f} {run.sim_wall_s / split.sim_wall_s:>7.2f}x"
                 if split.packet_hops != run.packet_hops:
                     line += " (a different run: a bug)"
@@ -218,15 +226,24 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
             print(line)
     if len(per_hop) < 2:
         return
-    largest = max(per_hop)
-    ratio = per_hop[largest] / per_hop[min(per_hop)]
+    largest, smallest = max(per_hop), min(per_hop)
+    ratio = per_hop[largest] / per_hop[smallest]
     met = "met" if ratio <= GOAL_FLATNESS else "NOT met"
-    print(f"    CPU per hop at {largest} devices / at {min(per_hop)}: {ratio:.2f}  "
+    print(f"    CPU per hop at {largest} devices / at {smallest}: {ratio:.2f}  "
           f"goal <= {GOAL_FLATNESS}" + (f": {met}" if largest == max(SHAPES) else
                                          " (at 250 devices; not run here)"))
-    if largest in per_hop_half and min(per_hop) in per_hop_half:
-        print(f"    the same at half load: {per_hop_half[largest] / per_hop_half[min(per_hop)]:.2f}"
-              " (congestion apart; it grows with the flows in flight)")
+    for name, figures, why in (
+            ("at half load", per_hop_half, "congestion apart"),
+            ("with 2 flows", per_hop_two, "the same flows in a larger fabric: what the "
+                                          "devices alone cost")):
+        if largest in figures and smallest in figures:
+            print(f"    the same {name}: {figures[largest] / figures[smallest]:.2f} ({why})")
+
+
+def two_flow_senders(nics_per_t0: int, qps: list[str]) -> list[str]:
+    """The 12-device run's flows in any shape: the first NIC of the first two T0s
+    sends (each to the same place on the next T0)."""
+    return [q for q in ("q0", f"q{nics_per_t0}") if q in qps]
 
 
 def _clos_scenario(topology: Path, senders: list[str], per_nic: int) -> Scenario:

@@ -16,10 +16,15 @@ not used by the MRC programs and are counted, not run.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from behavioral_model.pipeline.v1model import NORMAL, EgressJob, V1ModelDevice
+from behavioral_model.pipeline.v1model import (
+    DROP_PORT,
+    NORMAL,
+    EgressJob,
+    OutputPacket,
+)
 from behavioral_model.runtime.digests import DigestMessage
 from behavioral_model.tm import TrafficManager
 
@@ -94,26 +99,40 @@ class SimDevice:
         ran = device.run_ingress(frame, port, now_int)
         if ran is None:
             return
-        jobs, again = device.end_ingress(frame, port, now_int, NORMAL, *ran)
-        if again is not None:
-            counters.recirculated += 1
         tm = self.tm
-        free_at = self._free_at
-        paused = self.paused
+        hdr, meta, sm, pk = ran
+        if pk.clone_spec is None and pk.resubmit is None and not sm.mcast_grp:
+            # end_ingress's last two cases, a drop or one unicast copy of the packet's
+            # own structs (nearly every packet), without making a job for a packet that
+            # goes straight through an idle port's empty queue
+            out = sm.egress_spec
+            jobs: Sequence[EgressJob] = ()
+            if out != DROP_PORT:
+                priority = sm.priority
+                if self._idle(out, priority, now) and tm.admit(out, priority, sm, now):
+                    self._send(out, device.run_egress(out, 0, NORMAL, hdr, meta, sm, pk,
+                                                      now_int), now)
+                else:
+                    jobs = (EgressJob(out, hdr, meta, sm, pk.payload, NORMAL, 0, priority,
+                                      pk),)
+        else:
+            jobs, again = device.end_ingress(frame, port, now_int, NORMAL, hdr, meta, sm, pk)
+            if again is not None:
+                counters.recirculated += 1
         for job in jobs:
             out = job.port
-            if out in self._waiting or free_at.get(out, 0.0) > now \
-                    or paused and paused.get(out, 0) >> job.priority & 1:
+            if not self._idle(out, job.priority, now):
                 if tm.enqueue(job, now):
                     if self.pfc is not None:
                         self.pfc.queued(job)
                     # A port held by a pause is woken by the resume (pfc_frame).
-                    if out not in self._waiting and free_at.get(out, 0.0) > now:
+                    free_at = self._free_at.get(out, 0.0)
+                    if out not in self._waiting and free_at > now:
                         self._waiting.add(out)
-                        self.env.call_later(free_at[out] - now, self._wake, out)
+                        self.env.call_later(free_at - now, self._wake, out)
             elif tm.admit(out, job.priority, job.sm, now):
                 # The port is idle: the packet goes straight through its empty queue.
-                self._egress(device, job, now)
+                self._send(out, device.egress(job, now_int), now)
             else:
                 tm.enqueue(job, now)  # refused: the traffic manager counts the drop
         digests = device.state.digests
@@ -129,12 +148,19 @@ class SimDevice:
         self._generation = self.target.generation
 
     # -- egress -------------------------------------------------------------------------
-    def _egress(self, device: V1ModelDevice, job: EgressJob, now: float) -> float:
-        """Egress and deparser for a dequeued packet, which then goes on its port's
+    def _idle(self, port: int, priority: int, now: float) -> bool:
+        """Whether a packet of ``priority`` may leave on ``port`` now: its cable is
+        free, nothing waits for it and the next hop's PFC does not pause it."""
+        paused = self.paused
+        return not (port in self._waiting or self._free_at.get(port, 0.0) > now
+                    or paused and paused.get(port, 0) >> priority & 1)
+
+    def _send(self, port: int, egressed: tuple[list[OutputPacket], tuple | None],
+              now: float) -> float:
+        """What egress and the deparser made of a dequeued packet goes on ``port``'s
         cable; returns how long the port is busy sending it."""
         counters = self.counters
-        port = job.port
-        outputs, recirc = device.egress(job, int(now))
+        outputs, recirc = egressed
         if recirc is not None:
             counters.recirculated += 1
         busy = 0.0
@@ -166,7 +192,7 @@ class SimDevice:
                 return
             if self.pfc is not None:
                 self.pfc.dequeued(job)
-            busy = self._egress(device, job, now)
+            busy = self._send(port, device.egress(job, int(now)), now)
             if busy:
                 if tm.queue_depth(port):
                     self._waiting.add(port)

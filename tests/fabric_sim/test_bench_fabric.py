@@ -28,6 +28,9 @@ def test_bench_fabric_quick_prints_its_figures() -> None:
     assert rows[0][9] == rows[0][1] and rows[0][11] == rows[0][6]
     assert int(rows[1][9]) < int(rows[1][1]) and float(rows[1][8]) > 0.5
     assert "the same at half load:" in out
+    # the two flows of the 12-device run in every shape: at 12 devices that run itself
+    assert rows[0][12] == rows[0][6] and float(rows[1][12]) > 0
+    assert "the same with 2 flows:" in out
     # each size also ran on two processes: its wall time and speed-up, the same run
     assert all(row[-1].endswith("x") for row in rows)
     assert "a different run" not in out
