@@ -29,7 +29,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ from .events import Signal
 from .link import Remote
 from .network import Network, NetworkConfig
 from .spin import Spinner, spin_budget
+from .wire import Wire
 
 __all__ = ["OneProcess", "Setup", "Workers", "add_procs_option", "counters", "default_procs",
            "partition_devices", "remote_channels"]
@@ -162,7 +162,7 @@ class Workers:
         spin_s = spin_budget(self.count, default_procs())
         self._spinners = [Spinner(spin_s) for _ in parts[1:]]
         self._procs: list[subprocess.Popen[bytes]] = []
-        self._conns: list[Connection] = []
+        self._conns: list[Wire] = []
         self._finished = False
         try:
             for owned in parts[1:]:
@@ -270,10 +270,10 @@ class Workers:
 
 # Switch processes between runs: starting one (an interpreter, its imports) costs
 # about a second, a run of the demo fabric less.
-_IDLE: list[tuple[subprocess.Popen[bytes], Connection]] = []
+_IDLE: list[tuple[subprocess.Popen[bytes], Wire]] = []
 
 
-def _idle_process() -> tuple[subprocess.Popen[bytes], Connection]:
+def _idle_process() -> tuple[subprocess.Popen[bytes], Wire]:
     """A switch process waiting for a run: one left from an earlier run, or a new one
     (a fresh interpreter, not a fork of this one and its gRPC threads, nor
     multiprocessing's spawn, which would run the caller's main module again), talking
@@ -287,10 +287,10 @@ def _idle_process() -> tuple[subprocess.Popen[bytes], Connection]:
     proc = subprocess.Popen([sys.executable, "-m", WORKER_MODULE, str(theirs.fileno())],
                             pass_fds=(theirs.fileno(),), cwd=_ROOT)
     theirs.close()
-    return proc, Connection(ours.detach())
+    return proc, Wire(ours)
 
 
-def _end(proc: subprocess.Popen[bytes], conn: Connection) -> None:
+def _end(proc: subprocess.Popen[bytes], conn: Wire) -> None:
     """Close the process's end (it exits on that); kill it if it does not."""
     conn.close()
     try:

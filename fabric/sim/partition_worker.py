@@ -16,17 +16,17 @@ import gc
 import sys
 import time
 import traceback
-from multiprocessing.connection import Connection
 
 from .link import Remote
 from .network import Network
 from .partition import Setup, counters, remote_channels
 from .spin import Spinner
+from .wire import Wire
 
 GC_YOUNG_THRESHOLD = 50_000  # as fabric.runner's, for the same reason
 
 
-def serve(conn: Connection, setup: Setup) -> bool:
+def serve(conn: Wire, setup: Setup) -> bool:
     """One run: serve this process's devices' P4Runtime, run the windows it is given
     until told to finish, send what it counted. True if the first process then
     released it for another run (``Workers.close``)."""
@@ -77,7 +77,7 @@ def serve(conn: Connection, setup: Setup) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    conn = Connection(int(argv[0]))
+    conn = Wire.from_fd(int(argv[0]))
     with conn:
         while True:
             try:

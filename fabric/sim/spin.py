@@ -13,7 +13,8 @@ many after each such spin in a row.
 from __future__ import annotations
 
 import time
-from multiprocessing.connection import Connection
+
+from .wire import Wire
 
 SPIN_S = 300e-6  # longer gained no more on the small fabric, shorter gained less
 MAX_BACKOFF = 64  # windows without a spin after several spins in a row came to nothing
@@ -33,7 +34,7 @@ class Spinner:
         self._backoff = 0  # windows to skip after the next spin that comes to nothing
         self._skip = 0  # windows left to block in at once
 
-    def wait(self, conn: Connection) -> None:
+    def wait(self, conn: Wire) -> None:
         """Return once ``conn`` has a message, or when this window should block
         instead (the budget spent, or spinning backed off); reads nothing."""
         if self.budget_s <= 0:
