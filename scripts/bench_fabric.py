@@ -18,7 +18,7 @@
    half its uplinks (the 12-device run's load), which takes congestion out of the
    comparison; a third time with the 12-device run's two flows only, which takes
    the number of flows out too (what is left is what the devices themselves cost:
-   docs/simulator-performance.md, "What grows with the fabric"); and once on
+   docs/simulator-performance.md, "What grows is the load, not the size"); and once on
    ``--procs`` processes: its wall time and the speed-up. Every figure is the best
    of the same number of runs at every size, as one slow run would skew the ratio.
 3. The two programs in-process, per CPU-second: the NIC's transmit and receive paths
@@ -112,6 +112,11 @@ def rate(run: RunResult) -> tuple[float, float]:
     return run.packet_hops / run.sim_wall_s, run.packet_hops / run.sim_cpu_s
 
 
+def us_per_hop(run: RunResult) -> float:
+    """CPU microseconds per hop of ``run``'s simulation."""
+    return run.sim_cpu_s / run.packet_hops * 1e6
+
+
 def bench_small(quick: bool, profile: bool, procs: int) -> None:
     scenario = load_scenario(ROOT / "fabric/scenarios/spray.yaml")
     scenario = scenario.scaled(0.5 if quick else 4.0)
@@ -199,7 +204,7 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
                 print(f"    {devices:>7} {len(qps):>7}  not set up: {first[-120:]}")
                 continue
             _, per_cpu = rate(run)
-            per_hop[devices] = run.sim_cpu_s / run.packet_hops * 1e6
+            per_hop[devices] = us_per_hop(run)
             line = (f"    {devices:>7} {len(qps):>7} {run.packet_hops:>9,} "
                     f"{run.sim_wall_s:>7.2f} {run.sim_cpu_s:>6.2f} {per_cpu:>10,.0f} "
                     f"{per_hop[devices]:>10.1f}  {'yes' if run.intact else 'NO':<6} "
@@ -207,12 +212,12 @@ def bench_scaling(quick: bool, sizes: tuple[int, ...], procs: int) -> None:
             try:
                 # where every other NIC already loads the uplinks half, the run is the same
                 calm = run if half == qps else best(half, path, repeat)
-                per_hop_half[devices] = calm.sim_cpu_s / calm.packet_hops * 1e6
+                per_hop_half[devices] = us_per_hop(calm)
                 line += (f"{len(half):>7} {uplink_load(shape[0], shape[1], len(half)):>4.1f} "
                          f"{per_hop_half[devices]:>10.1f}"
                          + ("" if calm.intact else " (not intact)"))
                 few = run if two == qps else best(two, path, repeat)
-                per_hop_two[devices] = few.sim_cpu_s / few.packet_hops * 1e6
+                per_hop_two[devices] = us_per_hop(few)
                 line += f"           {per_hop_two[devices]:>10.1f}"
             except ScenarioError as err:
                 line += f"not set up: {str(err).splitlines()[0][-60:]}"

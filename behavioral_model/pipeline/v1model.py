@@ -285,7 +285,9 @@ class V1ModelDevice(CompiledDevice):
                     ) -> tuple[list[EgressJob], tuple | None]:
         """What happens at the end of ingress (simple_switch's order: I2E clone,
         resubmit, multicast, drop, unicast): the egress jobs, and the packet to run
-        through ingress again if it was resubmitted."""
+        through ingress again if it was resubmitted. The fabric simulator's hop
+        (``fabric.sim.device.SimDevice.receive``) takes the last two cases itself for
+        a packet with none of the first three: a change to them belongs there too."""
         jobs: list[EgressJob] = []
         if pk.clone_spec is not None and pk.clone_spec[0] == 0:
             jobs.extend(self._i2e_clones(data, port, now_us, meta, pk.clone_spec))

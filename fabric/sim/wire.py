@@ -50,22 +50,23 @@ class Wire:
 
     def recv(self) -> object:
         """The next message, waiting for it as long as it takes."""
-        while not self._whole():
+        while not (end := self._whole()):
             chunk = self._sock.recv(_READ)
             if not chunk:
                 raise EOFError("the other process closed its end")
             self._buffer += chunk
-        size = _LENGTH.unpack_from(self._buffer)[0]
-        end = _LENGTH.size + size
         message = pickle.loads(self._buffer[_LENGTH.size:end])
         del self._buffer[:end]
         return message
 
-    def _whole(self) -> bool:
-        """Whether the buffer holds a whole message."""
+    def _whole(self) -> int:
+        """Where the buffer's first message ends, its length included; 0 while the
+        buffer holds no whole message."""
         buffer = self._buffer
-        return (len(buffer) >= _LENGTH.size
-                and len(buffer) >= _LENGTH.size + _LENGTH.unpack_from(buffer)[0])
+        if len(buffer) < _LENGTH.size:
+            return 0
+        end = _LENGTH.size + _LENGTH.unpack_from(buffer)[0]
+        return end if len(buffer) >= end else 0
 
     def close(self) -> None:
         self._sock.close()
