@@ -18,10 +18,12 @@ setup: $(STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when the pins, the package metadata or its C extension change (setup.py
-# builds behavioral_model/pipeline/_native.c where a C compiler is found; without one the
-# pipeline runs in Python alone).
-$(STAMP): requirements.txt pyproject.toml setup.py behavioral_model/pipeline/_native.c | $(BIN)/python
+# Reinstall only when the pins, the package metadata or its C extensions change (setup.py
+# builds behavioral_model/pipeline/_native.c and fabric/sim/_eventq.c where a C compiler
+# is found; without one the pipeline and the simulator run in Python alone).
+$(STAMP): requirements.txt pyproject.toml setup.py behavioral_model/pipeline/_native.c \
+          behavioral_model/pipeline/_parseplan.c behavioral_model/pipeline/_native.h \
+          fabric/sim/_eventq.c | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet -e .
 	touch $@

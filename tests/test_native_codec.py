@@ -258,6 +258,15 @@ def test_a_deparser_emits_the_valid_headers_and_stack_elements_in_order() -> Non
     other.a, other.s, other.b = hdr.a, hdr.s, hdr.b
     assert emit(other) == expected
     assert native.deparser_class()(steps).emit(hdr) == expected
+    # the packet that leaves: the headers, then the payload, in one piece
+    frame = native.deparser_class()(steps, hdrs).frame
+    assert frame(hdr, b"payload") == expected + b"payload"
+    assert frame(hdr, memoryview(b"--payload")[2:]) == expected + b"payload"
+    assert frame(hdr, b"") == expected
+    with pytest.raises(TypeError):
+        frame(hdr, "not bytes")
+    with pytest.raises(TypeError):
+        frame(hdr)
     hdr.a._valid = hdr.s.elems[0]._valid = hdr.s.elems[2]._valid = False
     assert emit(hdr) == b""
     # more valid headers than the deparser's first buffer holds
@@ -313,6 +322,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     without = load_program_text(source, "d.p4")
     fused = "_deparse_" in with_codec.compiled.source
     assert fused == (body not in ONE_BY_ONE)
+    assert ("_deparse_frame" in with_codec.compiled.source) == fused
     assert "_deparse_" not in without.compiled.source
     a, b = with_codec.new_device(), without.new_device()
     packets = [bytes([7, 1, 9, 9, 0x12, 0x34]) + b"payload", bytes([7, 2, 9, 9, 0xFF, 0xFF]),

@@ -18,7 +18,8 @@
  * compare the two on random layouts and packets).
  *
  * A Deparser emits a headers struct's valid headers, each through its Codec, in
- * one call.  A Prototype builds the per-packet structs (headers, metadata,
+ * one call.  A ParsePlan (_parseplan.c) runs a parser's common path with the
+ * Codecs in one call.  A Prototype builds the per-packet structs (headers, metadata,
  * standard metadata) by copying a fresh instance's slots, where every slot holds
  * an immutable value.
  *
@@ -26,41 +27,18 @@
  * installs without it and the pipeline runs in Python alone (native.py).
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "_native.h"
 
 #include <string.h>
 
 enum { KIND_UNSIGNED = 0, KIND_SIGNED = 1, KIND_BOOL = 2 };
 
-typedef struct {
-    PyObject *name;       /* the slot's name (for objects of another class) */
-    Py_ssize_t offset;    /* the slot's offset in an object of the Codec's class */
-    int bit_offset;       /* from the header's first bit */
-    int width;
-    int kind;
-    PyObject *mask;       /* width > 64: 2**width - 1 */
-    PyObject *half;       /* width > 64 and signed: 2**(width - 1) */
-    PyObject *shift_amount;  /* width > 64, off the byte grid: the bits after it in
-                                its last byte */
-} Field;
-
-typedef struct {
-    PyObject_HEAD
-    PyTypeObject *cls;
-    Py_ssize_t valid_offset;
-    Py_ssize_t nbytes;
-    Py_ssize_t nfields;
-    Field *fields;
-} Codec;
-
-static PyObject *valid_name;  /* "_valid" */
+PyObject *valid_name;  /* "_valid" */
 
 /* -- slots ------------------------------------------------------------------------ */
 
 /* The offset of slot `name` of `cls`, or -1 (with an exception) when it is none. */
-static Py_ssize_t
+Py_ssize_t
 slot_offset(PyTypeObject *cls, PyObject *name)
 {
     PyObject *descr = PyObject_GetAttr((PyObject *)cls, name);
@@ -82,15 +60,6 @@ slot_offset(PyTypeObject *cls, PyObject *name)
     return offset;
 }
 
-static inline void
-store_slot(PyObject *obj, Py_ssize_t offset, PyObject *value /* stolen */)
-{
-    PyObject **slot = (PyObject **)((char *)obj + offset);
-    PyObject *old = *slot;
-    *slot = value;
-    Py_XDECREF(old);
-}
-
 /* Stores `value` (stolen) into field `name` of `obj`: straight into the slot at
  * `offset` for an object of class `cls`, by attribute for any other. */
 static int
@@ -110,7 +79,7 @@ store_field(PyTypeObject *cls, PyObject *obj, Py_ssize_t offset, PyObject *name,
 
 /* Field `name` of `obj` (a new reference), as `store_field` finds it; NULL with
  * AttributeError when it was never set. */
-static PyObject *
+PyObject *
 load_field(PyTypeObject *cls, PyObject *obj, Py_ssize_t offset, PyObject *name)
 {
     if (cls != NULL && Py_IS_TYPE(obj, cls)) {
@@ -286,8 +255,8 @@ read_buffer(PyObject *buf, Py_ssize_t byte_pos, Py_ssize_t nbytes, Py_buffer *vi
     return 0;
 }
 
-static int
-fill(Codec *self, PyObject *obj, const unsigned char *p)
+int
+codec_fill(Codec *self, PyObject *obj, const unsigned char *p)
 {
     for (Py_ssize_t i = 0; i < self->nfields; i++) {
         Field *f = &self->fields[i];
@@ -325,7 +294,7 @@ Codec_extract_into(Codec *self, PyObject *const *args, Py_ssize_t nargs)
                                           "extract_into(buf, byte_pos, h)", &view);
     if (p == NULL)
         return NULL;
-    int rc = fill(self, args[2], p);
+    int rc = codec_fill(self, args[2], p);
     PyBuffer_Release(&view);
     if (rc < 0)
         return NULL;
@@ -342,7 +311,7 @@ Codec_extract(Codec *self, PyObject *const *args, Py_ssize_t nargs)
     if (p == NULL)
         return NULL;
     PyObject *obj = self->cls->tp_alloc(self->cls, 0);
-    if (obj != NULL && fill(self, obj, p) < 0)
+    if (obj != NULL && codec_fill(self, obj, p) < 0)
         Py_CLEAR(obj);
     PyBuffer_Release(&view);
     return obj;
@@ -528,7 +497,7 @@ static PyGetSetDef Codec_getset[] = {
     {NULL}
 };
 
-static PyTypeObject CodecType = {
+PyTypeObject CodecType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "behavioral_model.pipeline._native.Codec",
     .tp_doc = "Codec(cls, fields): extract and emit one header type in C",
@@ -596,9 +565,9 @@ add_part(Codec *codec, PyObject *h, Part **parts, Py_ssize_t *n, Py_ssize_t *cap
     return 0;
 }
 
-/* emit(hdr): the bytes of hdr's valid headers. */
+/* The bytes of hdr's valid headers, followed by `payload` when it is not NULL. */
 static PyObject *
-Deparser_emit(Deparser *self, PyObject *hdr)
+deparse(Deparser *self, PyObject *hdr, const Py_buffer *payload)
 {
     Part stack_parts[32];
     Part *parts = stack_parts;
@@ -629,7 +598,7 @@ Deparser_emit(Deparser *self, PyObject *hdr)
         if (rc < 0)
             goto done;
     }
-    out = PyBytes_FromStringAndSize(NULL, total);
+    out = PyBytes_FromStringAndSize(NULL, total + (payload ? payload->len : 0));
     if (out == NULL)
         goto done;
     unsigned char *p = (unsigned char *)PyBytes_AS_STRING(out);
@@ -641,11 +610,38 @@ Deparser_emit(Deparser *self, PyObject *hdr)
         }
         p += parts[i].codec->nbytes;
     }
+    if (payload != NULL && payload->len)
+        memcpy(p, payload->buf, (size_t)payload->len);
 done:
     for (Py_ssize_t i = 0; i < n; i++)
         Py_DECREF(parts[i].h);
     if (parts != stack_parts)
         PyMem_Free(parts);
+    return out;
+}
+
+/* emit(hdr): the bytes of hdr's valid headers. */
+static PyObject *
+Deparser_emit(Deparser *self, PyObject *hdr)
+{
+    return deparse(self, hdr, NULL);
+}
+
+/* frame(hdr, payload): the packet that leaves, hdr's valid headers then the payload
+ * the parser did not extract, made in one piece (the deparser's output and the
+ * payload are otherwise joined in a second copy). */
+static PyObject *
+Deparser_frame(Deparser *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "frame() takes a headers struct and a payload");
+        return NULL;
+    }
+    Py_buffer payload;
+    if (PyObject_GetBuffer(args[1], &payload, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *out = deparse(self, args[0], &payload);
+    PyBuffer_Release(&payload);
     return out;
 }
 
@@ -720,6 +716,8 @@ Deparser_init(Deparser *self, PyObject *args, PyObject *kwds)
 static PyMethodDef Deparser_methods[] = {
     {"emit", (PyCFunction)Deparser_emit, METH_O,
      "emit(hdr) -> the bytes of the valid headers among hdr's steps, in order"},
+    {"frame", (PyCFunction)(void (*)(void))Deparser_frame, METH_FASTCALL,
+     "frame(hdr, payload) -> emit(hdr) followed by payload (any bytes-like object)"},
     {NULL}
 };
 
@@ -915,7 +913,7 @@ PyMODINIT_FUNC
 PyInit__native(void)
 {
     if (PyType_Ready(&CodecType) < 0 || PyType_Ready(&PrototypeType) < 0 ||
-        PyType_Ready(&DeparserType) < 0)
+        PyType_Ready(&DeparserType) < 0 || PyType_Ready(&ParsePlanType) < 0)
         return NULL;
     valid_name = PyUnicode_InternFromString("_valid");
     elems_name = PyUnicode_InternFromString("elems");
@@ -926,7 +924,8 @@ PyInit__native(void)
         return NULL;
     if (PyModule_AddObjectRef(module, "Codec", (PyObject *)&CodecType) < 0 ||
         PyModule_AddObjectRef(module, "Prototype", (PyObject *)&PrototypeType) < 0 ||
-        PyModule_AddObjectRef(module, "Deparser", (PyObject *)&DeparserType) < 0) {
+        PyModule_AddObjectRef(module, "Deparser", (PyObject *)&DeparserType) < 0 ||
+        PyModule_AddObjectRef(module, "ParsePlan", (PyObject *)&ParsePlanType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -2,8 +2,11 @@
 
 The generated pipeline extracts and emits a header with one call of a ``Codec`` where
 one serves (``headercodec.native_fields``), and with Python code otherwise; both give
-the same values and bytes. A deparser that only emits such headers of its headers
-struct is one call of a ``Deparser`` (``parsergen.fused_deparser``). A device builds
+the same values and bytes. A parser first tries its ``ParsePlan`` (``parseplan.py``),
+which runs the states that only extract such headers and select on exact values in one
+call, and gives up to the Python states on anything else. A deparser that only emits
+such headers of its headers struct is one call of a ``Deparser``
+(``parsergen.fused_deparser``), which also makes the whole outgoing packet. A device builds
 its per-packet structs with a ``Prototype`` where every field's zero value is
 immutable or a struct of such fields (``values.ValueFactory.constructor``).
 

@@ -39,6 +39,7 @@ from .headercodec import (
     native_extract,
     native_fields,
 )
+from .parseplan import parse_plan
 from .values import py_name, shares_zero
 
 
@@ -59,6 +60,17 @@ class ParserGenMixin:
         args = [n for p, n in zip(decl.params, names, strict=True) if not _is_packet_in(p)]
         self.w.line(f"def {pyname}(buf, {', '.join(args)}, pk):")
         with self.w.indent():
+            planned = parse_plan(self, decl, self.block)  # type: ignore[attr-defined]
+            if planned is not None:
+                # The common path in one C call (parseplan.py); where it gives up,
+                # the states below parse the packet from the start.
+                plan, hdr_index, aux_index = planned
+                run = self.module.constant(plan.run, "parse_plan")
+                aux = "None" if aux_index is None else names[aux_index]
+                self.w.line(f"pos = {run}(buf, {names[hdr_index]}, {aux})")
+                self.w.line("if pos >= 0:")
+                with self.w.indent():
+                    self.w.line("return pos")
             self.w.line("pos = 0")
             self.w.line("end = len(buf) << 3")
             for local in decl.locals:
@@ -427,15 +439,21 @@ class ParserGenMixin:
         with self.w.indent():
             fused = self.fused_deparser(decl)
             if fused is not None:
-                self.w.line(f"out.append({fused[0]}({self.env[id(fused[1])]}))")
-                return
-            self.control_body(self.block, decl)  # type: ignore[attr-defined]
+                emit, _, param = fused
+                self.w.line(f"out.append({emit}({self.env[id(param)]}))")
+            else:
+                self.control_body(self.block, decl)  # type: ignore[attr-defined]
+        # `<pyname>_frame(hdr, payload)`: the whole packet that leaves, in one call, for
+        # a fused deparser (the device uses it in place of the function and a join)
+        self.w.line(f"{pyname}_frame = {fused[1] if fused is not None else None}")
 
-    def fused_deparser(self, decl: ast.ControlDecl) -> tuple[str, ast.Parameter] | None:
+    def fused_deparser(self, decl: ast.ControlDecl
+                       ) -> tuple[str, str, ast.Parameter] | None:
         """A deparser that only emits headers and header stacks of one struct
-        parameter, all of types the C codec serves, as one C ``Deparser`` (its
-        ``emit``'s name and the parameter); else None (the statements generate as
-        any control's). ``emit(hdr)`` and ``emit(hdr.f)`` are accepted."""
+        parameter, all of types the C codec serves, as one C ``Deparser``: the
+        names of its ``emit`` and ``frame`` in the module, and the parameter; else
+        None (the statements generate as any control's). ``emit(hdr)`` and
+        ``emit(hdr.f)`` are accepted."""
         deparser_class = native.deparser_class()
         if deparser_class is None or decl.locals or not decl.body.stmts:
             return None
@@ -465,7 +483,8 @@ class ParserGenMixin:
                 steps.append(step)
         assert param is not None and struct_t is not None
         emitter = deparser_class(steps, self.values.class_for(struct_t))
-        return self.module.constant(emitter.emit, "deparse"), param
+        return (self.module.constant(emitter.emit, "deparse"),
+                self.module.constant(emitter.frame, "deparse_frame"), param)
 
     def _deparser_step(self, name: str, t: Type) -> tuple[str, Any, bool] | None:
         stack = isinstance(t, StackT)

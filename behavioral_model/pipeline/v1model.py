@@ -170,8 +170,9 @@ class V1ModelDevice(CompiledDevice):
     def __init__(self, compiled: CompiledProgram, state: DeviceState, seed: int = 0) -> None:
         super().__init__(compiled, state, seed)
         (self.parser, self.verify, self.ingress_block, self.egress_block, self.compute,
-         self.deparser) = self._blocks("parser", "verify_checksum", "ingress", "egress",
-                                       "compute_checksum", "deparser")
+         self.deparser, self.deparse_frame) = self._blocks(
+            "parser", "verify_checksum", "ingress", "egress", "compute_checksum",
+            "deparser", "deparser_frame")
         self.new_sm = compiled.values.constructor(compiled.std_meta_type)
 
     # -- whole pipeline ---------------------------------------------------------------
@@ -402,11 +403,14 @@ class V1ModelDevice(CompiledDevice):
         if sm.egress_spec != DROP_PORT:
             if self.compute is not None:
                 self.compute(hdr, meta, pk)
-            chunks: list[bytes] = []
-            if self.deparser is not None:
-                self.deparser(chunks, hdr, pk)
-            chunks.append(pk.payload)
-            data = b"".join(chunks)
+            if self.deparse_frame is not None:  # headers and payload in one piece
+                data = self.deparse_frame(hdr, pk.payload)
+            else:
+                chunks: list[bytes] = []
+                if self.deparser is not None:
+                    self.deparser(chunks, hdr, pk)
+                chunks.append(pk.payload)
+                data = b"".join(chunks)
             if pk.recirculate is not None:
                 recirc = (data, sm.ingress_port, RECIRC,
                           self._preserved(meta, pk.recirculate), None)

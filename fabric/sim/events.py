@@ -4,8 +4,12 @@ function calls to make at later times.
 A fabric run schedules an event per frame per hop, so this is the simulator's hottest
 path after the pipelines; a generic engine (simpy: an event object per call, its
 callback list and checks in every ``step``) cost about a fifth of a hop. Here an event
-is one tuple ``(time, priority, sequence, fn, args)`` on a heap and running it is one
-call.
+is one entry on a heap and running it is one call. The heap and the loop that pops and
+calls are C (``_eventq.c``, built with the package where a C compiler is found): its
+entries keep their order fields as C numbers, so a sift compares numbers, not tuples,
+in one block of memory. ``HeapQueue`` is the same queue on Python's ``heapq``, used
+where the C one is not built or ``MRC_P4_PURE_PYTHON`` is set; both run the same calls
+in the same order.
 
 Order: by time, then priority (a ``run(until=t)`` stop before the calls due at ``t``),
 then the order the calls were scheduled in, so a run is deterministic. This is the
@@ -24,10 +28,19 @@ and several run the same calls in the same order.
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Callable
 from heapq import heappop, heappush
 from itertools import count
 from typing import Any
+
+from behavioral_model.pipeline.native import PURE_PYTHON_ENV
+
+try:
+    from . import _eventq
+except ImportError:  # not built: no C compiler where the package was installed
+    _eventq = None
 
 URGENT = 0  # a run's stop at its ``until`` time, before the calls due then
 NORMAL = 1
@@ -69,28 +82,73 @@ class Signal:
             callback()
 
 
-class EventLoop:
-    """Virtual time (``now``, microseconds) and the calls scheduled in it."""
+class HeapQueue:
+    """The queue of scheduled calls in Python (``heapq``), where the C one
+    (``fabric/sim/_eventq.c``) is not built or is switched off; the same methods and
+    the same order. An entry is the tuple ``(due, priority, scheduled at, kind, key,
+    fn, args)``: a call scheduled earlier has a smaller sequence number, so ordering
+    by the time it was scheduled first changes nothing for calls of one process."""
 
-    __slots__ = ("now", "_kind", "_key", "_queue", "_sequence")
+    __slots__ = ("loop", "_heap", "_sequence")
+
+    def __init__(self, loop: EventLoop) -> None:
+        self.loop = loop
+        self._heap: list[tuple[float, int, float, int, Any, Callable[..., Any],
+                               tuple[Any, ...]]] = []
+        self._sequence = count()
+
+    def later(self, delay_us: float, fn: Callable[..., Any], *args: Any) -> None:
+        now = self.loop.now
+        heappush(self._heap, (now + delay_us, NORMAL, now, LOCAL, next(self._sequence),
+                              fn, args))
+
+    def push(self, due: float, priority: int, sent: float, kind: int, key: Any,
+             fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        if kind == LOCAL:
+            key = next(self._sequence)
+        heappush(self._heap, (due, priority, sent, kind, key, fn, args))
+
+    def run_until(self, until: float) -> None:
+        loop = self.loop
+        heap = self._heap
+        while heap and heap[0][0] < until:
+            loop.now, _, _, loop._kind, loop._key, fn, args = heappop(heap)
+            fn(*args)
+
+    def next_due(self) -> float | None:
+        return self._heap[0][0] if self._heap else None
+
+    def next_sequence(self) -> int:
+        return next(self._sequence)
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+
+def _queue_class() -> type:
+    """The C queue, unless it is not built or ``MRC_P4_PURE_PYTHON`` is set (as for the
+    pipelines' extension: ``behavioral_model.pipeline.native``)."""
+    if _eventq is None or os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
+        return HeapQueue
+    return _eventq.EventQueue
+
+
+class EventLoop:
+    """Virtual time (``now``, microseconds) and the calls scheduled in it.
+
+    ``call_later(delay_us, fn, *args)`` runs ``fn(*args)`` ``delay_us`` microseconds
+    from now (the queue's own method, without a Python call in between: a fabric run
+    schedules a call per frame per hop)."""
+
+    __slots__ = ("now", "_kind", "_key", "_queue", "call_later")
 
     def __init__(self) -> None:
         self.now: float = 0  # an int until the first call at a float time, as in simpy
         # the running call's kind and key (its sequence number, or an arrival's key)
         self._kind = LOCAL
         self._key: Any = -1
-        # (due, priority, scheduled at, ARRIVAL or LOCAL, key, fn, args): a call
-        # scheduled earlier has a smaller sequence number, so ordering by the time it
-        # was scheduled first changes nothing for calls of one process
-        self._queue: list[tuple[float, int, float, int, Any, Callable[..., Any],
-                                tuple[Any, ...]]] = []
-        self._sequence = count()
-
-    def call_later(self, delay_us: float, fn: Callable[..., Any], *args: Any) -> None:
-        """Run ``fn(*args)`` ``delay_us`` microseconds from now."""
-        now = self.now
-        heappush(self._queue, (now + delay_us, NORMAL, now, LOCAL, next(self._sequence),
-                               fn, args))
+        self._queue = _queue_class()(self)
+        self.call_later: Callable[..., None] = self._queue.later
 
     def arrival_key(self, frame: int) -> tuple[int, Any, int]:
         """The key of a frame sent now on a NIC's cable (``frame``: unique per frame,
@@ -102,11 +160,11 @@ class EventLoop:
                 fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` at virtual time ``at_us``: a frame sent at ``sent_us`` with
         ``key`` (``arrival_key``)."""
-        heappush(self._queue, (at_us, NORMAL, sent_us, ARRIVAL, key, fn, args))
+        self._queue.push(at_us, NORMAL, sent_us, ARRIVAL, key, fn, args)
 
     def next_time(self) -> float | None:
         """When the next scheduled call is due; None if nothing is scheduled."""
-        return self._queue[0][0] if self._queue else None
+        return self._queue.next_due()
 
     def event(self) -> Signal:
         """A signal that succeeds when someone calls its ``succeed``."""
@@ -143,13 +201,10 @@ class EventLoop:
             if until <= self.now:
                 raise ValueError(f"until ({until}) must be later than now ({self.now})")
             # now + (until - now), not until: the same float as simpy computed
-            heappush(self._queue, (self.now + (until - self.now), URGENT, self.now, LOCAL,
-                                   next(self._sequence), _stop, ()))
-        queue = self._queue
+            self._queue.push(self.now + (until - self.now), URGENT, self.now, LOCAL, None,
+                             _stop, ())
         try:
-            while queue:
-                self.now, _, _, self._kind, self._key, fn, args = heappop(queue)
-                fn(*args)
+            self._queue.run_until(math.inf)
         except _Stop:
             return
         raise RuntimeError(f"no scheduled events left before {until!r}")
@@ -163,11 +218,8 @@ class EventLoop:
             if signal.processed:
                 return True
             signal.callbacks.append(_stop)
-        queue = self._queue
         try:
-            while queue and queue[0][0] < until:
-                self.now, _, _, self._kind, self._key, fn, args = heappop(queue)
-                fn(*args)
+            self._queue.run_until(until)
         except _Stop:
             return True
         if signal is not None:

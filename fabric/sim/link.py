@@ -115,7 +115,7 @@ class Channel:
         cable = self.cable
         counters = cable.counters
         busy = len(frame) * self._us_per_byte
-        if not cable.up:
+        if not cable._up:  # the state itself: the property would cost a call per hop
             counters.dropped_down += 1
             return busy
         if cable.loss and self.rng.random() < cable.loss:
@@ -154,7 +154,7 @@ class Channel:
         self.env.call_at(at, sent, key, self._arrive if kind == FRAME else self._pfc, payload)
 
     def _arrive(self, frame: bytes) -> None:
-        if not self.cable.up:
+        if not self.cable._up:
             self.cable.counters.dropped_down += 1
             return
         self.receive(self.far_port, frame)

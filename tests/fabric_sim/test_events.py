@@ -1,12 +1,35 @@
 """The simulator's event loop (fabric.sim.events): the order calls run in, where a run
-stops, and signals; the order is the one simpy gave the same calls."""
+stops, and signals; the order is the one simpy gave the same calls. Every test runs on
+both queues: the C one (fabric/sim/_eventq.c) and the Python one (``HeapQueue``)."""
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 import simpy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fabric.sim.events import EventLoop, call_later
+from behavioral_model.pipeline.native import PURE_PYTHON_ENV
+from fabric.sim import events
+from fabric.sim.events import EventLoop, HeapQueue, call_later
+
+
+@pytest.fixture(autouse=True, params=["c", "python"])
+def queue(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "c":
+        if events._eventq is None:
+            pytest.skip("fabric/sim/_eventq.c is not built (no C compiler at install)")
+        monkeypatch.delenv(PURE_PYTHON_ENV, raising=False)
+    else:
+        monkeypatch.setenv(PURE_PYTHON_ENV, "1")
+    return request.param
+
+
+def test_the_queue_is_the_one_asked_for(queue: str) -> None:
+    assert isinstance(EventLoop()._queue, HeapQueue) == (queue == "python")
 
 
 def test_calls_run_by_time_then_in_the_order_they_were_scheduled() -> None:
@@ -148,3 +171,118 @@ def test_frames_on_a_nics_cable_come_first_in_the_order_their_senders_ran() -> N
         loop.call_at(2.0, 1.0, key, log.append, f"frame from {name}")
     loop.run_window(3.0)
     assert log == ["frame from a", "frame from b", "local after a", "local after b"]
+
+
+class _Token:
+    """Something a scheduled call holds, to see when it is freed."""
+
+
+def test_a_loop_with_calls_pending_is_freed_with_them() -> None:
+    """The loop and its queue refer to each other; the garbage collector frees both,
+    and what the pending calls hold."""
+    loop = EventLoop()
+    token = _Token()
+    alive = weakref.ref(token)
+    loop.call_later(1.0, lambda t=token: None)
+    loop.call_at(2.0, 0.0, (0, 1, 0), print, token)
+    del token, loop
+    gc.collect()
+    assert alive() is None
+
+
+def test_an_error_in_a_call_propagates_and_the_rest_still_runs() -> None:
+    loop = EventLoop()
+    log: list = []
+
+    def fail() -> None:
+        raise KeyError("boom")
+
+    loop.call_later(1.0, log.append, "first")
+    loop.call_later(2.0, fail)
+    loop.call_later(3.0, log.append, "after")
+    with pytest.raises(KeyError):
+        loop.run_window(10.0)
+    assert log == ["first"] and loop.now == 2.0
+    assert loop.run_window(10.0) is False
+    assert log == ["first", "after"]
+
+
+def test_bad_arguments_are_refused_with_a_type_error() -> None:
+    loop = EventLoop()
+    with pytest.raises(TypeError):
+        loop.call_later("soon", print)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        loop.call_later(1.0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        loop.run_window("later")  # type: ignore[arg-type]
+    assert loop.next_time() is None
+
+
+def test_the_c_queue_needs_a_loop_with_the_slots_it_sets() -> None:
+    if events._eventq is None:
+        pytest.skip("fabric/sim/_eventq.c is not built (no C compiler at install)")
+    with pytest.raises(TypeError, match="not a slot"):
+        events._eventq.EventQueue(object())
+
+    class Loose:
+        now = 0  # a class attribute, not a slot
+    with pytest.raises(TypeError, match="not a slot"):
+        events._eventq.EventQueue(Loose())
+
+
+def test_now_stays_an_int_while_every_time_is_one() -> None:
+    loop = EventLoop()
+    seen: list = []
+    loop.call_later(2, lambda: seen.append(loop.now))
+    loop.call_later(2.5, lambda: seen.append(loop.now))
+    loop.run_window(10)
+    assert seen == [2, 2.5] and type(seen[0]) is int and type(seen[1]) is float
+
+
+# A schedule: calls at random delays (ties on purpose: few distinct delays, ints and
+# floats), some of which schedule more, frames placed with call_at, the run cut into
+# random windows.
+_delays = st.sampled_from([0, 1, 1.0, 0.5, 2, 2.25, 3])
+_op = st.one_of(
+    st.tuples(st.just("later"), _delays, st.integers(0, 2)),
+    st.tuples(st.just("frame"), _delays, st.integers(0, 3)),
+)
+
+
+def _trace(ops: list, cuts: list[float]) -> list:
+    loop = EventLoop()
+    log: list = []
+    frames = [0]
+
+    def call(name: str, depth: int) -> None:
+        log.append((loop.now, type(loop.now).__name__, name))
+        if depth:
+            loop.call_later(1, call, f"{name}>", depth - 1)
+            key = loop.arrival_key(frames[0])
+            frames[0] += 1
+            loop.call_at(loop.now + 1, loop.now, key, call, f"{name}~", 0)
+
+    for n, (kind, delay, extra) in enumerate(ops):
+        if kind == "later":
+            loop.call_later(delay, call, f"c{n}", extra)
+        else:
+            loop.call_at(delay, 0, (1, -1, extra * 100 + n), call, f"f{n}", 0)
+    for until in sorted(cuts):
+        if until > loop.now:
+            loop.run_window(until)
+    loop.run_window(100)
+    return log
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_op, max_size=25), st.lists(st.sampled_from([0.5, 1, 1.5, 2, 3.5]),
+                                             max_size=4))
+def test_both_queues_run_any_schedule_in_the_same_order(ops: list, cuts: list) -> None:
+    """The C queue against heapq's tuples, on schedules full of ties: the same calls
+    at the same times (and the same type of time), in the same order."""
+    ours = _trace(ops, cuts)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(PURE_PYTHON_ENV, "1")
+        reference = _trace(ops, cuts)
+    assert ours == reference
+    assert len(ours) >= len(ops)
