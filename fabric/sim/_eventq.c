@@ -364,21 +364,6 @@ EventQueue_next_due(EventQueue *self, PyObject *Py_UNUSED(ignored))
     return Py_NewRef(self->heap[0].due_obj);
 }
 
-PyDoc_STRVAR(next_sequence_doc,
-"next_sequence()\n--\n\nTake the next LOCAL sequence number (for a key made elsewhere).");
-
-static PyObject *
-EventQueue_next_sequence(EventQueue *self, PyObject *Py_UNUSED(ignored))
-{
-    return PyLong_FromLongLong(self->next_seq++);
-}
-
-static Py_ssize_t
-EventQueue_len(EventQueue *self)
-{
-    return self->size;
-}
-
 static int
 EventQueue_traverse(EventQueue *self, visitproc visit, void *arg)
 {
@@ -416,13 +401,7 @@ static PyMethodDef EventQueue_methods[] = {
     {"push", (PyCFunction)(void (*)(void))EventQueue_push, METH_FASTCALL, push_doc},
     {"run_until", (PyCFunction)EventQueue_run_until, METH_O, run_until_doc},
     {"next_due", (PyCFunction)EventQueue_next_due, METH_NOARGS, next_due_doc},
-    {"next_sequence", (PyCFunction)EventQueue_next_sequence, METH_NOARGS,
-     next_sequence_doc},
     {NULL, NULL, 0, NULL},
-};
-
-static PySequenceMethods EventQueue_as_sequence = {
-    .sq_length = (lenfunc)EventQueue_len,
 };
 
 PyDoc_STRVAR(EventQueue_doc,
@@ -442,7 +421,6 @@ static PyTypeObject EventQueueType = {
     .tp_traverse = (traverseproc)EventQueue_traverse,
     .tp_clear = (inquiry)EventQueue_clear,
     .tp_methods = EventQueue_methods,
-    .tp_as_sequence = &EventQueue_as_sequence,
 };
 
 static struct PyModuleDef eventq_module = {

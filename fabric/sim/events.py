@@ -118,12 +118,6 @@ class HeapQueue:
     def next_due(self) -> float | None:
         return self._heap[0][0] if self._heap else None
 
-    def next_sequence(self) -> int:
-        return next(self._sequence)
-
-    def __len__(self) -> int:
-        return len(self._heap)
-
 
 def _queue_class() -> type:
     """The C queue, unless it is not built or ``MRC_P4_PURE_PYTHON`` is set (as for the
