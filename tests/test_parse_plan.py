@@ -270,10 +270,10 @@ def test_the_plan_runs_what_it_can_and_gives_up_on_the_rest(
     assert (small.accepted > accepted) == planned
 
 
-def _plan(states: list, hdr_cls: type | None = None) -> Callable:
+def _plan(states: list) -> Callable:
     class H:
         __slots__ = ("a",)
-    return native._native.ParsePlan(states, hdr_cls or H)
+    return native._native.ParsePlan(states, H)
 
 
 @pytest.mark.parametrize("states, error", [
@@ -289,9 +289,13 @@ def test_a_malformed_plan_is_refused(states: list, error: type) -> None:
         _plan(states)
 
 
-def test_run_refuses_bad_arguments() -> None:
-    plan = _plan([([], [], [], -1)])
+def test_run_refuses_bad_arguments_and_leaves_other_structs_to_python() -> None:
+    class H:
+        __slots__ = ("a",)
+    plan = native._native.ParsePlan([([], [], [], -1)], H)
     with pytest.raises(TypeError):
-        plan.run(b"", None)
+        plan.run(b"", H())
     with pytest.raises(TypeError):
-        plan.run(12, None, None)  # not bytes
+        plan.run(12, H(), None)  # not bytes
+    assert plan.run(b"", H(), None) == 0  # accept at once: nothing extracted
+    assert plan.run(b"", object(), None) == -1  # not the plan's class: gives up

@@ -88,6 +88,8 @@ ParsePlan_run(ParsePlan *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *hdr = args[1], *aux = args[2];
+    if (!Py_IS_TYPE(hdr, self->hdr_cls))
+        return PyLong_FromLong(-1);  /* another class: the Python states know it */
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
@@ -160,19 +162,8 @@ ParsePlan_run(ParsePlan *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (state != TARGET_ACCEPT)
         goto give_up;
-    for (Py_ssize_t i = 0; i < npending; i++) {
-        if (Py_IS_TYPE(hdr, self->hdr_cls)) {
-            store_slot(hdr, pending[i].offset, pending[i].header);
-        }
-        else {
-            /* found by name: the plan was built for another class */
-            PyBuffer_Release(&view);
-            PyErr_SetString(PyExc_TypeError, "run(): hdr is not of the plan's class");
-            for (; i < npending; i++)
-                Py_DECREF(pending[i].header);
-            return NULL;
-        }
-    }
+    for (Py_ssize_t i = 0; i < npending; i++)
+        store_slot(hdr, pending[i].offset, pending[i].header);
     PyBuffer_Release(&view);
     return PyLong_FromSsize_t(pos * 8);
 give_up:

@@ -396,7 +396,7 @@ class V1ModelDevice(CompiledDevice):
             log.error("assertion failed at %s; packet dropped", err)
             return [], None
         out: list[OutputPacket] = []
-        clone_jobs: list[EgressJob] = []
+        clone_jobs = None
         if pk.clone_spec is not None and pk.clone_spec[0] == 1:
             clone_jobs = self._e2e_clones(hdr, meta, sm, pk)
         recirc = None
@@ -418,9 +418,10 @@ class V1ModelDevice(CompiledDevice):
                 if pk.truncate is not None:
                     data = data[:pk.truncate]
                 out.append(OutputPacket(port, data))
-        for cj in clone_jobs:
-            pkts, _ = self.egress(cj, now_us)
-            out.extend(pkts)
+        if clone_jobs:
+            for cj in clone_jobs:
+                pkts, _ = self.egress(cj, now_us)
+                out.extend(pkts)
         return out, recirc
 
     def _e2e_clones(self, hdr: Any, meta: Any, sm: Any, pk: PacketContext

@@ -135,9 +135,11 @@ class SimDevice:
                 self._send(out, device.egress(job, now_int), now)
             else:
                 tm.enqueue(job, now)  # refused: the traffic manager counts the drop
-        digests = device.state.digests
-        if digests and self.on_digests is not None:
-            self.on_digests(self, digests.drain())
+        # the hook first: a switch has none, and the queue's length is a Python call
+        if self.on_digests is not None:
+            digests = device.state.digests
+            if digests:
+                self.on_digests(self, digests.drain())
 
     def _reset_queues(self) -> None:
         """The pipeline was replaced (a reboot, a new config): queued packets belong
