@@ -48,13 +48,14 @@ pytestmark = pytest.mark.skipif(
 ROOT = Path(__file__).resolve().parents[1]
 NIC, PEER = "2001:db8:0:1::1", "2001:db8:0:2::1"
 CARRIER = "fc00:0:101:201:301:e000::"
+MACS = {"src": "02:00:00:00:00:01", "dst": "02:00:00:00:00:02"}  # no lookup by scapy
 
 
 def _frames() -> list[bytes]:
     """One frame of each kind the MRC parser knows, on the fabric and at the host."""
-    outer = Ether() / IPv6(src=NIC, dst=CARRIER, nh=41)
+    outer = Ether(**MACS) / IPv6(src=NIC, dst=CARRIER, nh=41)
     inner = IPv6(src=NIC, dst=PEER) / UDP(sport=0x1234, dport=c.MRC_UDP_PORT)
-    host = Ether() / IPv6(src=NIC, dst=PEER) / UDP(sport=0x1234, dport=c.MRC_UDP_PORT)
+    host = Ether(**MACS) / IPv6(src=NIC, dst=PEER) / UDP(sport=0x1234, dport=c.MRC_UDP_PORT)
     data = BTH(opcode=c.OPCODE_WRITE_ONLY, dest_qp=5, psn=9) / METH() / RETH(dma_len=64) \
         / Raw(bytes(range(64)))
     imm = BTH(opcode=c.OPCODE_WRITE_ONLY_IMM, psn=3) / METH() / RETH() / ImmDt(imm_data=7) \
@@ -62,13 +63,13 @@ def _frames() -> list[bytes]:
     sack = BTH(opcode=c.OPCODE_SACK) / MrcSack() / MrcSackCongestion()
     nack = BTH(opcode=c.OPCODE_NACK) / MrcNack()
     probe = BTH(opcode=c.OPCODE_PROBE) / MrcProbe()
-    srh = Ether() / IPv6(src=NIC, dst=CARRIER, nh=43) \
+    srh = Ether(**MACS) / IPv6(src=NIC, dst=CARRIER, nh=43) \
         / SRH(addresses=[PEER, CARRIER], segleft=1, nh=41) / inner / data
     frames = [outer / inner / p for p in (data, imm, sack, nack, probe)]
     frames += [host / p for p in (data, imm, sack, nack, probe)]
     frames += [srh, CpuPacketOut(egress_port=2) / outer / inner / data,
-               Ether(type=0x0800) / Raw(b"\x45" + bytes(40)),
-               host[Ether] / IPv6(src=NIC, dst=PEER) / UDP(dport=53) / Raw(b"q" * 20)]
+               Ether(type=0x0800, **MACS) / Raw(b"\x45" + bytes(40)),
+               Ether(**MACS) / IPv6(src=NIC, dst=PEER) / UDP(dport=53) / Raw(b"q" * 20)]
     return [bytes(f) for f in frames]
 
 
