@@ -41,6 +41,13 @@ class BlockInstance:
             return self.bound.get(id(decl))
         return next((c for c in self.children if c.inst is decl), None)
 
+    def applied_by(self, call: ast.MethodCallExpr) -> BlockInstance | None:
+        """The instance the apply `call` in this block runs: a direct invocation's own
+        (`Ctl.apply(...)`), else its receiver's (``applied``)."""
+        if direct_invocation(call):
+            return next((c for c in self.children if c.inst is call), None)
+        return self.applied(call.target.receiver)
+
 
 def qualify(prefix: str, decl: ast.Declaration) -> str:
     """Fully-qualified control-plane name of `decl` declared in block `prefix`."""

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
-from ..frontend.naming import BlockInstance, direct_invocation, iter_nodes
+from ..frontend.naming import BlockInstance, iter_nodes
 from ..frontend.types import BitT, BoolT, EnumT, StructT, strip_newtype
 
 ANY = object()  # a run-time index (or a stack's next/last): may be any element
@@ -198,10 +198,7 @@ def _call_writes(inst: BlockInstance, call: ast.MethodCallExpr, decl_id: int) ->
             continue
         if target.kind != "apply":
             return True
-        if direct_invocation(call):
-            child = next((c for c in inst.children if c.inst is call), None)
-        else:
-            child = inst.applied(target.receiver)
+        child = inst.applied_by(call)
         if child is None or not isinstance(child.decl, ast.ControlDecl) \
                 or _block_writes(child, child.decl, id(child.decl.params[i])):
             return True

@@ -16,7 +16,6 @@ from ..frontend.consteval import evaluate
 from ..frontend.errors import P4TypeError
 from ..frontend.naming import (
     BlockInstance,
-    direct_invocation,
     qualify,
     table_property_instance,
 )
@@ -481,10 +480,7 @@ class ControlGenMixin:
 
     def inline_apply(self, call: ast.MethodCallExpr) -> None:
         target = call.target
-        if direct_invocation(call):
-            child = next((c for c in self.block.children if c.inst is call), None)
-        else:
-            child = self.block.applied(target.receiver)
+        child = self.block.applied_by(call)
         if child is None:
             receiver = getattr(target.receiver, "decl", None)
             if isinstance(receiver, ast.Parameter):

@@ -28,7 +28,7 @@ except ImportError:  # not built: no C compiler where the package was installed
 PURE_PYTHON_ENV = "MRC_P4_PURE_PYTHON"
 
 __all__ = ["PURE_PYTHON_ENV", "built", "codec_class", "deparser_class", "describe",
-           "prototype_class"]
+           "parse_plan_class", "prototype_class"]
 
 
 def built() -> bool:
@@ -45,6 +45,11 @@ def codec_class() -> Any | None:
 def deparser_class() -> Any | None:
     """``_native.Deparser`` for a program compiled now, or None (as ``codec_class``)."""
     return None if _off() else _native.Deparser
+
+
+def parse_plan_class() -> Any | None:
+    """``_native.ParsePlan`` for a program compiled now, or None (as ``codec_class``)."""
+    return None if _off() else _native.ParsePlan
 
 
 def prototype_class() -> Any | None:

@@ -20,11 +20,11 @@ A state is reached once per (parser, state, continuation); a parse visits at mos
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..frontend import ast
 from ..frontend.consteval import NotConstant, evaluate
-from ..frontend.naming import direct_invocation
 from ..frontend.types import BitT, HeaderT, StructT
 from . import native
 from .aliasing import by_reference
@@ -68,14 +68,20 @@ class _Builder:
             return cont
         if name == "reject":
             return GIVE_UP
-        key = (id(decl), id(inst), name, cont)
+        state = next(s for s in decl.states if s.name == name)
+        return self.node((id(decl), id(inst), name, cont),
+                         lambda: self.state_spec(decl, inst, env, state, cont))
+
+    def node(self, key: tuple, build: Callable[[], tuple]) -> int:
+        """The index of the plan's node for ``key``, its spec built once by ``build``
+        (the node gives up where ``build`` meets what the plan does not run); its
+        index is taken first, so a loop back to it finds it."""
         if key in self.seen:
             return self.seen[key]
         index = self.seen[key] = len(self.states)
         self.states.append(None)
-        state = next(s for s in decl.states if s.name == name)
         try:
-            spec = self.state_spec(decl, inst, env, state, cont)
+            spec = build()
         except _Unsupported:
             spec = ([], [], [], GIVE_UP)
         self.states[index] = spec
@@ -94,16 +100,9 @@ class _Builder:
                     and getattr(strip(target.receiver.type), "name", "") == "packet_in":
                 extracts.append(self.extract(target.args, env))
             elif i == len(body) - 1:  # a sub-parser, then this state's transition
-                after_key = (id(decl), id(inst), f"{state.name}/after", cont)
-                after = self.seen.get(after_key)
-                if after is None:
-                    after = self.seen[after_key] = len(self.states)
-                    self.states.append(None)
-                    try:
-                        spec = self.transition(decl, inst, env, state.transition, cont)
-                    except _Unsupported:
-                        spec = ([], [], GIVE_UP)
-                    self.states[after] = ([], *spec)
+                after = self.node(
+                    (id(decl), id(inst), f"{state.name}/after", cont),
+                    lambda: ([], *self.transition(decl, inst, env, state.transition, cont)))
                 callee, callee_inst, callee_env = self.subparser(call, inst, env)
                 return (extracts, [], [],
                         self.state(callee, callee_inst, callee_env, "start", after))
@@ -131,13 +130,7 @@ class _Builder:
         target = call.target
         if target.kind != "apply":
             raise _Unsupported
-        if direct_invocation(call):
-            child = next((c for c in inst.children if c.inst is call), None)
-        else:
-            try:
-                child = inst.applied(target.receiver)
-            except (AttributeError, KeyError, TypeError):
-                child = None
+        child = inst.applied_by(call)
         if child is None or not isinstance(child.decl, ast.ParserDecl) \
                 or child.decl.constructor_params:
             raise _Unsupported
@@ -219,8 +212,7 @@ def parse_plan(gen: Any, decl: ast.ParserDecl, inst: Any) -> tuple[Any, int, int
     """The ``ParsePlan`` of the package's parser ``decl`` (its instance ``inst``), the
     index of its headers struct parameter and of the parameter its keys read (or
     None); None when the C extension is off or the plan would give up at once."""
-    plan_class = getattr(native._native, "ParsePlan", None) \
-        if native.codec_class() is not None else None
+    plan_class = native.parse_plan_class()
     if plan_class is None or decl.constructor_params:
         return None
     params = list(decl.params)
