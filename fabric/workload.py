@@ -17,6 +17,8 @@ from controller.plan import FabricPlan
 from host import Endpoint, MemoryRegion
 from host.completions import WriteHandle
 
+from .payload import random_bytes
+
 
 @dataclass
 class WriteRecord:
@@ -66,7 +68,7 @@ def post_writes(plan: FabricPlan, load: Any, endpoints: Mapping[str, Endpoint],
     sizes[-1] += load.bytes - sum(sizes)
     records = []
     for size in sizes:
-        data = rng.randbytes(size)
+        data = random_bytes(rng, size)
         offset = offsets.get(key, 0)
         offsets[key] = offset + size
         expected.setdefault(key, bytearray()).extend(data)

@@ -24,6 +24,11 @@
 3. The two programs in-process, per CPU-second: the NIC's transmit and receive paths
    and the switch forwarding (scripts/bench_model.py (d), (d'), (e)). Goal: NIC
    transmit and receive >= 80,000 packets/s each.
+4. Machine instructions per hop on the small fabric (the spray scenario at 1 MiB),
+   counted by valgrind's callgrind in the simulation only: the same figure on any
+   machine under any load (to a fraction of a percent), where the CPU times above move
+   by 10-20 % from run to run on a shared machine; so two versions of the code compare
+   exactly. About a minute; not with ``--quick`` unless ``--only instructions`` asks.
 
 CPU time is the measure to trust on a shared machine: other jobs stretch the wall
 clock, not the CPU time of the simulation thread. Every figure is printed whatever it
@@ -32,6 +37,7 @@ small-fabric run: where its CPU time goes by part (pipelines, traffic manager,
 simulator, hosts, controller) and the top functions.
 
     .venv/bin/python scripts/bench_fabric.py [--quick] [--profile] [--procs N]
+                                             [--only small|scaling|pipelines|instructions]
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ import argparse
 import cProfile
 import os
 import pstats
+import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -62,7 +70,7 @@ from fabric.scenario import (  # noqa: E402
     Workload,
     load_scenario,
 )
-from fabric.sim.events import EventLoop  # noqa: E402
+from fabric.sim.events import EventLoop, uses_c_queue  # noqa: E402
 from fabric.sim.partition import default_procs  # noqa: E402
 
 GOAL_HOPS = 60_000
@@ -74,6 +82,13 @@ SET_UP_ATTEMPTS = 3  # tries at programming a large fabric on a loaded machine
 # 2 * (T1 + T0) switches plus T0 * NICs-per-T0 NICs
 SHAPES = {12: (2, 2, 2), 48: (4, 4, 8), 120: (4, 8, 12), 250: (5, 10, 22)}
 QUICK_SHAPES = (12, 48)
+# (4): the spray scenario at 1 MiB, about 6,000 hops (a minute under valgrind)
+COUNTED_SCALE = 0.5
+# what callgrind counts: the C event queue's loop, which makes every call of a run's
+# simulation and nothing of its set-up (fabric/sim/_eventq.c)
+COUNTED_FUNCTION = "EventQueue_run_until"
+COUNTED_RUN = "--counted-run"  # the run under valgrind (this script, called by itself)
+COUNT_TIMEOUT_S = 1800.0
 
 
 def clos_topology(t1: int, t0: int, nics_per_t0: int) -> tuple[str, list[str]]:
@@ -291,6 +306,66 @@ def bench_pipelines(quick: bool) -> None:
           f"goal >= {goal:,} each; switch forwarding {switch.cpu_pps:,.0f}")
 
 
+def bench_instructions() -> None:
+    """(4): this script's counted run under callgrind, instrumented from just before
+    its simulation (``--instr-atstart=no``: the set-up runs about 4 times slower
+    instead of 50)."""
+    title = "(4) instructions per hop, small fabric (callgrind)"
+    valgrind, control = shutil.which("valgrind"), shutil.which("callgrind_control")
+    if valgrind is None or control is None:
+        print(f"{title}: not counted: valgrind is not installed (apt-get install valgrind)")
+        return
+    if not uses_c_queue():
+        print(f"{title}: not counted: needs the C event queue (fabric/sim/_eventq.c), "
+              "which is not built or switched off here")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-fabric-") as tmp:
+        out = Path(tmp) / "callgrind.out"
+        try:
+            done = subprocess.run(
+                [valgrind, "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+                 f"--toggle-collect={COUNTED_FUNCTION}", f"--callgrind-out-file={out}",
+                 sys.executable, __file__, COUNTED_RUN],
+                # a fixed string hash: dict and set layouts, and so the count, repeat
+                env={**os.environ, "PYTHONHASHSEED": "0"},
+                capture_output=True, text=True, timeout=COUNT_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            print(f"{title}: not counted: no answer in {COUNT_TIMEOUT_S:.0f} s")
+            return
+        hops = next((int(line.split()[1]) for line in done.stdout.splitlines()
+                     if line.startswith("hops ")), 0)
+        total = _callgrind_total(out) if out.exists() else 0
+        if done.returncode != 0 or not hops or not total:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            print(f"{title}: not counted: the run under valgrind failed ({last[-160:]})")
+            return
+    print(f"{title}: {total / hops:,.0f} per hop ({total:,} in {hops:,} hops of the "
+          f"spray scenario at {COUNTED_SCALE * 2:g} MiB)")
+
+
+def _callgrind_total(path: Path) -> int:
+    """The event total of a callgrind output file (its ``totals:`` or ``summary:``
+    line: instructions, the only event collected)."""
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith(("totals:", "summary:")):
+            return int(line.split()[1])
+    return 0
+
+
+def counted_run() -> int:
+    """What (4) counts, run under callgrind: a warm-up, then instrumentation on for
+    the counted run (``callgrind_control`` answers once it is on)."""
+    scenario = load_scenario(ROOT / "fabric/scenarios/spray.yaml").scaled(COUNTED_SCALE)
+    run_scenario(scenario.scaled(0.1), "mrc")
+    control = shutil.which("callgrind_control")
+    assert control is not None
+    subprocess.run([control, "--instr=on", str(os.getpid())], capture_output=True,
+                   check=True, timeout=COUNT_TIMEOUT_S)
+    run = run_scenario(scenario, "mrc")
+    print(f"hops {run.packet_hops}")
+    return 0
+
+
 # Parts of a run by where a function lives (first match wins).
 PARTS = (("pipelines", ("<p4 ", "behavioral_model/pipeline/", "behavioral_model/runtime/")),
          ("traffic manager", ("behavioral_model/tm.py",)),
@@ -348,10 +423,13 @@ def main() -> int:
     parser.add_argument("--procs", type=int, default=default_procs(), metavar="N",
                         help="processes of the split runs (default: the machine's "
                              f"cores, {default_procs()})")
-    parser.add_argument("--only", choices=("small", "scaling", "pipelines"),
-                        help="print only this figure: (1) small, (2) scaling or "
-                             "(3) pipelines")
+    parser.add_argument("--only", choices=("small", "scaling", "pipelines", "instructions"),
+                        help="print only this figure: (1) small, (2) scaling, "
+                             "(3) pipelines or (4) instructions")
+    parser.add_argument(COUNTED_RUN, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.counted_run:
+        return counted_run()
     sizes = args.sizes or (QUICK_SHAPES if args.quick else tuple(SHAPES))
     print(f"bench_fabric: Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"{native.describe()}" + (", quick run" if args.quick else ""))
@@ -361,6 +439,8 @@ def main() -> int:
         bench_scaling(args.quick, sizes, args.procs)
     if args.only in (None, "pipelines"):
         bench_pipelines(args.quick)
+    if args.only == "instructions" or (args.only is None and not args.quick):
+        bench_instructions()
     return 0
 
 

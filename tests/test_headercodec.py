@@ -24,7 +24,7 @@ FIELD_TYPES = [("bit<1>", 1, "u"), ("bit<3>", 3, "u"), ("bit<4>", 4, "u"),
                ("bit<128>", 128, "u"), ("int<8>", 8, "s"), ("int<5>", 5, "s"),
                ("int<16>", 16, "s"), ("bool", 1, "b"), ("bit<63>", 63, "u"),
                ("int<64>", 64, "s"), ("bit<65>", 65, "u"), ("int<70>", 70, "s"),
-               ("bit<100>", 100, "u")]
+               ("bit<100>", 100, "u"), ("bit<127>", 127, "u"), ("bit<136>", 136, "u")]
 
 FIXED_LAYOUTS = [
     # IPv6's first word: a run of sub-byte fields that ends on a byte boundary

@@ -125,9 +125,60 @@ write_bits(unsigned char *p, int bit, int width, unsigned long long value)
     }
 }
 
+#if PY_VERSION_HEX < 0x030C0000
+/* Values of up to 128 bits (IPv6 addresses, SRv6 SIDs: several per packet) straight
+ * from and to the int's digits, the layout of CPython before 3.12: the generic byte
+ * array conversions walk the bytes one bit-shift at a time, about ten times longer. */
+#define U128_DIGITS ((128 + PyLong_SHIFT - 1) / PyLong_SHIFT)
+#define U128_TOP_BITS (128 - (U128_DIGITS - 1) * PyLong_SHIFT)
+
+static PyObject *
+long_from_u128(unsigned __int128 v)
+{
+    if ((v >> 64) == 0)
+        return PyLong_FromUnsignedLongLong((unsigned long long)v);
+    Py_ssize_t ndigits = 0;
+    for (unsigned __int128 t = v; t != 0; t >>= PyLong_SHIFT)
+        ndigits++;
+    PyLongObject *result = _PyLong_New(ndigits);
+    if (result == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < ndigits; i++) {
+        result->ob_digit[i] = (digit)(v & PyLong_MASK);
+        v >>= PyLong_SHIFT;
+    }
+    return (PyObject *)result;
+}
+
+/* 1 with *out set if `value` (an int) is in [0, 2**128); 0 if not (no exception). */
+static int
+long_as_u128(PyObject *value, unsigned __int128 *out)
+{
+    Py_ssize_t size = Py_SIZE(value);
+    if (size < 0 || size > U128_DIGITS)
+        return 0;
+    const digit *d = ((PyLongObject *)value)->ob_digit;
+    if (size == U128_DIGITS && (d[size - 1] >> U128_TOP_BITS) != 0)
+        return 0;
+    unsigned __int128 v = 0;
+    for (Py_ssize_t i = size - 1; i >= 0; i--)
+        v = (v << PyLong_SHIFT) | d[i];
+    *out = v;
+    return 1;
+}
+#endif
+
 static PyObject *
 long_from_bytes(const unsigned char *p, Py_ssize_t n)
 {
+#if PY_VERSION_HEX < 0x030C0000
+    if (n <= 16) {
+        unsigned __int128 v = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            v = (v << 8) | p[i];
+        return long_from_u128(v);
+    }
+#endif
 #if PY_VERSION_HEX >= 0x030D0000
     return PyLong_FromUnsignedNativeBytes(p, (size_t)n,
                                           Py_ASNATIVEBYTES_BIG_ENDIAN |
@@ -215,6 +266,18 @@ encode_field(const Field *f, PyObject *value, unsigned char *p)
     }
     int first = f->bit_offset >> 3;
     int last = (f->bit_offset + f->width + 7) >> 3;
+#if PY_VERSION_HEX < 0x030C0000
+    unsigned __int128 v;
+    if (f->shift_amount == NULL && last - first <= 16 && long_as_u128(value, &v) &&
+        (f->width >= 128 || (v >> f->width) == 0)) {
+        /* in range (what generated code stores): its bytes, big-endian */
+        for (int i = last - 1; i >= first; i--) {
+            p[i] = (unsigned char)(v & 0xFF);
+            v >>= 8;
+        }
+        return 0;
+    }
+#endif
 #if PY_VERSION_HEX < 0x030D0000
     /* A value already in range (what generated code stores) needs no mask. */
     if (f->shift_amount == NULL && _PyLong_Sign(value) >= 0 &&

@@ -127,6 +127,11 @@ def _queue_class() -> type:
     return _eventq.EventQueue
 
 
+def uses_c_queue() -> bool:
+    """Whether loops made now use the C queue (``fabric/sim/_eventq.c``)."""
+    return _queue_class() is not HeapQueue
+
+
 class EventLoop:
     """Virtual time (``now``, microseconds) and the calls scheduled in it.
 

@@ -3,9 +3,16 @@ asserted (the machine decides those)."""
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from fabric.sim.events import uses_c_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,3 +42,31 @@ def test_bench_fabric_quick_prints_its_figures() -> None:
     assert all(row[-1].endswith("x") for row in rows)
     assert "a different run" not in out
     assert "(3) pipelines in-process" in out and "switch forwarding" in out
+
+
+def _bench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_fabric.py"), *args],
+                          capture_output=True, text=True, timeout=1800, check=False, env=env)
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("callgrind_control") is None,
+                    reason="valgrind is not installed (apt-get install valgrind)")
+@pytest.mark.skipif(not uses_c_queue(), reason="the C event queue (fabric/sim/_eventq.c) "
+                                               "is not built or is switched off")
+def test_bench_fabric_counts_instructions_per_hop() -> None:
+    result = _bench("--only", "instructions")
+    assert result.returncode == 0, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("(4)")]
+    match = re.search(r": ([\d,]+) per hop \(([\d,]+) in ([\d,]+) hops", line)
+    assert match, line
+    per_hop, total, hops = (int(group.replace(",", "")) for group in match.groups())
+    # the spray scenario at 1 MiB makes thousands of hops, each tens of thousands of
+    # instructions (Python's own dispatch is about 20 per bytecode instruction)
+    assert hops > 1_000 and abs(total / hops - per_hop) <= 1
+    assert 10_000 < per_hop < 5_000_000
+
+
+def test_bench_fabric_says_when_valgrind_is_missing() -> None:
+    result = _bench("--only", "instructions", env={**os.environ, "PATH": "/nonexistent"})
+    assert result.returncode == 0, result.stderr
+    assert "not counted: valgrind is not installed" in result.stdout
