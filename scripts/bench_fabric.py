@@ -28,7 +28,7 @@
    counted by valgrind's callgrind in the simulation only: the same figure on any
    machine under any load (to a fraction of a percent), where the CPU times above move
    by 10-20 % from run to run on a shared machine; so two versions of the code compare
-   exactly. About a minute; not with ``--quick`` unless ``--only instructions`` asks.
+   exactly. About 90 s; not with ``--quick`` unless ``--only instructions`` asks.
 
 CPU time is the measure to trust on a shared machine: other jobs stretch the wall
 clock, not the CPU time of the simulation thread. Every figure is printed whatever it
@@ -82,7 +82,7 @@ SET_UP_ATTEMPTS = 3  # tries at programming a large fabric on a loaded machine
 # 2 * (T1 + T0) switches plus T0 * NICs-per-T0 NICs
 SHAPES = {12: (2, 2, 2), 48: (4, 4, 8), 120: (4, 8, 12), 250: (5, 10, 22)}
 QUICK_SHAPES = (12, 48)
-# (4): the spray scenario at 1 MiB, about 6,000 hops (a minute under valgrind)
+# (4): the spray scenario at 1 MiB, about 6,000 hops (about 90 s under valgrind)
 COUNTED_SCALE = 0.5
 # what callgrind counts: the C event queue's loop, which makes every call of a run's
 # simulation and nothing of its set-up (fabric/sim/_eventq.c)
