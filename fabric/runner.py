@@ -341,6 +341,7 @@ def _run(scenario: Scenario, mode: str, only: tuple[str, ...], network: Network,
             min(1.0, sum(m.delivered_bytes for m in metrics.qps.values()) / total)))
     deadline = env.timeout(scenario.max_time_us)
     deadline_us = env.now + scenario.max_time_us
+    driver.prepare()
     # Everything built so far (device states: a NIC's registers are lists of 10^5
     # entries) lives for the whole run: out of the garbage collector's sight, a full
     # collection no longer walks it, which made a hop cost more the more NICs there are.

@@ -40,11 +40,13 @@ def serve(conn: Wire, setup: Setup) -> bool:
         network.start_servers()
         conn.send(("ready", None))
         message = conn.recv()
-        if message[0] == "run":
+        if message[0] == "prepare":  # before the first window (Workers.prepare)
             setup.prepare(network)
             gc.collect()
             gc.freeze()
             gc.set_threshold(GC_YOUNG_THRESHOLD, *thresholds[1:])
+            conn.send(("prepared", None))
+            message = conn.recv()
         cpu = time.thread_time()
         channels = network.channels
         spinner = Spinner(setup.spin_s)
