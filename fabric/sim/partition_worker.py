@@ -2,8 +2,9 @@
 
     python -m fabric.sim.partition_worker FD
 
-FD is its end of a socket pair with the first process, which sends the ``Setup``, then
-a window at a time. It serves its devices' P4Runtime (the controller in the first
+FD is its end of a socket pair with the first process, which sends the ``Setup``, asks
+it to prepare the run before starting its clock (``Workers.prepare``), then sends a
+window at a time. It serves its devices' P4Runtime (the controller in the first
 process programs them), runs each window and sends back what crossed to other
 processes, until told to finish; then it sends what it counted. Released, it waits
 for the next run's ``Setup`` (the first process keeps it for its next partitioned
