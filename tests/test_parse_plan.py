@@ -271,10 +271,12 @@ def test_the_plan_runs_what_it_can_and_gives_up_on_the_rest(
     assert (small.accepted > accepted) == planned
 
 
+class _Headers:
+    __slots__ = ("a",)
+
+
 def _plan(states: list) -> Callable:
-    class H:
-        __slots__ = ("a",)
-    return native._native.ParsePlan(states, H)
+    return native._native.ParsePlan(states, _Headers)
 
 
 @pytest.mark.parametrize("states, error", [
@@ -291,12 +293,10 @@ def test_a_malformed_plan_is_refused(states: list, error: type) -> None:
 
 
 def test_run_refuses_bad_arguments_and_leaves_other_structs_to_python() -> None:
-    class H:
-        __slots__ = ("a",)
-    plan = native._native.ParsePlan([([], [], [], -1)], H)
+    plan = _plan([([], [], [], -1)])
     with pytest.raises(TypeError):
-        plan.run(b"", H())
+        plan.run(b"", _Headers())
     with pytest.raises(TypeError):
-        plan.run(12, H(), None)  # not bytes
-    assert plan.run(b"", H(), None) == 0  # accept at once: nothing extracted
+        plan.run(12, _Headers(), None)  # not bytes
+    assert plan.run(b"", _Headers(), None) == 0  # accept at once: nothing extracted
     assert plan.run(b"", object(), None) == -1  # not the plan's class: gives up

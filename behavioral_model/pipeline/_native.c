@@ -192,6 +192,16 @@ long_from_bytes(const unsigned char *p, Py_ssize_t n)
 static int
 long_to_bytes(PyObject *value, unsigned char *p, Py_ssize_t n)
 {
+#if PY_VERSION_HEX < 0x030C0000
+    unsigned __int128 v;
+    if (n <= 16 && long_as_u128(value, &v) && (n == 16 || (v >> (8 * n)) == 0)) {
+        for (Py_ssize_t i = n - 1; i >= 0; i--) {
+            p[i] = (unsigned char)(v & 0xFF);
+            v >>= 8;
+        }
+        return 0;
+    }
+#endif
 #if PY_VERSION_HEX >= 0x030D0000
     Py_ssize_t need = PyLong_AsNativeBytes(value, p, n,
                                            Py_ASNATIVEBYTES_BIG_ENDIAN |
@@ -266,18 +276,6 @@ encode_field(const Field *f, PyObject *value, unsigned char *p)
     }
     int first = f->bit_offset >> 3;
     int last = (f->bit_offset + f->width + 7) >> 3;
-#if PY_VERSION_HEX < 0x030C0000
-    unsigned __int128 v;
-    if (f->shift_amount == NULL && last - first <= 16 && long_as_u128(value, &v) &&
-        (f->width >= 128 || (v >> f->width) == 0)) {
-        /* in range (what generated code stores): its bytes, big-endian */
-        for (int i = last - 1; i >= first; i--) {
-            p[i] = (unsigned char)(v & 0xFF);
-            v >>= 8;
-        }
-        return 0;
-    }
-#endif
 #if PY_VERSION_HEX < 0x030D0000
     /* A value already in range (what generated code stores) needs no mask. */
     if (f->shift_amount == NULL && _PyLong_Sign(value) >= 0 &&
