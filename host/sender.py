@@ -410,22 +410,32 @@ class QpSender:
         cumulative PSN, the zeros of its bitmap) whose transmission RACK finds lost
         given the SACK's evidence time (rack.py, mrc-nic.md 7)."""
         in_flight = self._in_flight
-        missing = {self._cum + 1}
+        first = self._cum + 1
         base = self._cum + sack.sack_offset
         # An empty bitmap is the NIC saying it knows nothing past the cumulative PSN
-        # (mrc-nic.md 4.3), not 64 PSNs missing.
+        # (mrc-nic.md 4.3), not 64 PSNs missing. PSNs never posted are in no one's
+        # flight: their bits go before the walk.
         zeros = ~sack.sack_bitmap & _BITMAP_MASK if sack.sack_bitmap else 0
+        posted = self._next_psn - base
+        if posted < 64:
+            zeros &= (1 << posted) - 1 if posted > 0 else 0
+        # The PSN after the cumulative one is missing whatever the bitmap says: one
+        # more bit, so that one walk takes every PSN in order, lowest first.
+        if first < base:
+            zeros = zeros << (base - first) | 1
+            base = first
+        else:
+            zeros |= 1 << (first - base)
+        # a transmission counts as lost once gap_threshold later ones were acknowledged
+        newest = self._acked_count - self.config.gap_threshold
+        rack = self._rack
+        lost = []
         while zeros:
             low = zeros & -zeros
             zeros ^= low
-            missing.add(base + low.bit_length() - 1)
-        threshold = self.config.gap_threshold
-        lost = []
-        for psn in sorted(missing):
-            sent = in_flight.get(psn)
-            if (sent is not None and not sent.deferred
-                    and self._acked_count - sent.acked_before >= threshold
-                    and self._rack.lost(sent, evidence)):
+            sent = in_flight.get(base + low.bit_length() - 1)
+            if (sent is not None and not sent.deferred and sent.acked_before <= newest
+                    and rack.lost(sent, evidence)):
                 lost.append(sent)
         for sent in lost:
             self._lost(sent)
