@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import ipaddress
+import os
 import pstats
 import statistics
 import sys
@@ -627,7 +628,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.packets = args.packets or 2000
     if args.packets is not None and args.packets < 1:
         ap.error("--packets must be positive")
-    print(f"bench_model: Python {sys.version.split()[0]}, {native.describe()}, "
+    print(f"bench_model: Python {sys.version.split()[0]} "
+          f"({os.path.realpath(sys.executable)}), {native.describe()}, "
           f"{'opcode count' if args.opcodes else 'quick' if args.quick else 'full'} run")
     if args.opcodes:
         opcode_counts(args)
