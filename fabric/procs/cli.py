@@ -42,6 +42,7 @@ from .wiring import WIRINGS, WiringError, fabric_setup
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 SUPERVISOR_OUTPUT = "fabric.out"
 DOWN_TIMEOUT_S = 30.0  # the supervisor stops devices within their grace period
+SUPERVISION_PERIOD_S = 0.2  # how late a stop request or a device's exit is seen at most
 
 
 class UsageError(Exception):
@@ -181,12 +182,15 @@ def _run_in_foreground(args: argparse.Namespace, fabric: ProcessFabric) -> int:
     stop_requested = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
+        # Only this event, which the main thread never locks (it reads is_set), and
+        # not ``fabric.changed``: a handler runs in the main thread between two of its
+        # bytecodes, maybe while it holds that event's lock inside ``wait`` or
+        # ``clear``, and setting it then deadlocked a Ctrl-C now and then. The
+        # supervision loop sees the flag within one wake-up period.
         stop_requested.set()
-        fabric.changed.set()
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
-    signal.signal(signal.SIGCHLD, lambda _s, _f: fabric.changed.set())
     state = read_state(workdir)
     assert state is not None
     print_devices(state)
@@ -202,8 +206,9 @@ def _run_in_foreground(args: argparse.Namespace, fabric: ProcessFabric) -> int:
 def _supervise(fabric: ProcessFabric, stop_requested: threading.Event) -> int:
     """Wait for a stop request or a device failure; stop everything either way."""
     while True:
-        # the timeout only bounds how late a missed wake-up is noticed
-        fabric.changed.wait(1.0)
+        # a device thread wakes it at once; a stop request or a child's exit (signals,
+        # which cannot safely set the event) are seen within the period
+        fabric.changed.wait(SUPERVISION_PERIOD_S)
         fabric.changed.clear()
         if stop_requested.is_set():
             fabric.stop()

@@ -27,6 +27,9 @@ class Wire:
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self._buffer = bytearray()  # what has been read past the last whole message
+        # what ``recv`` raises once the messages read are used up: EOFError when the
+        # other end closed, or the OSError a read met while polling
+        self._ended: Exception | None = None
 
     @classmethod
     def from_fd(cls, fd: int) -> Wire:
@@ -42,22 +45,35 @@ class Wire:
 
     def poll(self, timeout_s: float) -> bool:
         """Whether a message (or the end of the stream) can be read within
-        ``timeout_s`` seconds (0: without waiting)."""
-        if self._whole():
+        ``timeout_s`` seconds (0: without waiting). What the socket holds then is read
+        at once: the ``recv`` that follows, once a window, needs no system call."""
+        if self._whole() or self._ended is not None:
             return True
         ready, _, _ = select.select([self._sock], [], [], timeout_s)
+        if ready:
+            try:
+                self._read()
+            except OSError as err:  # told by the recv that follows, as it would be
+                self._ended = err
         return bool(ready)
 
     def recv(self) -> object:
         """The next message, waiting for it as long as it takes."""
         while not (end := self._whole()):
-            chunk = self._sock.recv(_READ)
-            if not chunk:
-                raise EOFError("the other process closed its end")
-            self._buffer += chunk
+            if self._ended is not None:
+                raise self._ended
+            self._read()
         message = pickle.loads(self._buffer[_LENGTH.size:end])
         del self._buffer[:end]
         return message
+
+    def _read(self) -> None:
+        """What the socket has (waiting for something if it has nothing)."""
+        chunk = self._sock.recv(_READ)
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._ended = EOFError("the other process closed its end")
 
     def _whole(self) -> int:
         """Where the buffer's first message ends, its length included; 0 while the

@@ -82,3 +82,56 @@ def test_an_inherited_descriptor(pair: tuple[Wire, Wire]) -> None:
     left.send({"a": 1})
     assert again.recv() == {"a": 1}
     again.close()
+
+
+
+class CountingSocket:
+    """A socket whose reads are counted (select takes it by its fileno)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.reads = 0
+
+    def recv(self, size: int) -> bytes:
+        self.reads += 1
+        return self.sock.recv(size)
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_poll_reads_what_it_saw() -> None:
+    """Once a window a process polls, then receives: the poll takes what the socket
+    holds, so the receive makes no system call of its own."""
+    a, b = socket.socketpair()
+    counted = CountingSocket(b)
+    with Wire(a) as left, Wire(counted) as right:  # type: ignore[arg-type]
+        left.send(("ran", ([], 5.0)))
+        assert right.poll(1)
+        reads = counted.reads
+        assert right.recv() == ("ran", ([], 5.0))
+        assert counted.reads == reads == 1
+        left.close()
+        assert right.poll(1)  # the end of the stream, read by the poll too
+        with pytest.raises(EOFError):
+            right.recv()
+        assert counted.reads == 2
+
+
+class ResettingSocket(CountingSocket):
+    def recv(self, size: int) -> bytes:
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+
+def test_a_read_that_fails_while_polling_fails_the_recv() -> None:
+    """The other process died mid-run: the poll says there is something to read and
+    the recv raises what the read met, for the caller to report (Workers._receive)."""
+    a, b = socket.socketpair()
+    with Wire(a) as left, Wire(ResettingSocket(b)) as right:  # type: ignore[arg-type]
+        left.send("anything")
+        assert right.poll(1)
+        with pytest.raises(ConnectionResetError):
+            right.recv()
