@@ -431,10 +431,7 @@ def main() -> int:
     if args.counted_run:
         return counted_run()
     sizes = args.sizes or (QUICK_SHAPES if args.quick else tuple(SHAPES))
-    # the interpreter's build moves every figure (docs/simulator-performance.md,
-    # "Measuring"): name it, so that figures are compared like with like
-    print(f"bench_fabric: Python {sys.version.split()[0]} "
-          f"({os.path.realpath(sys.executable)}), {os.cpu_count()} cores, "
+    print(f"bench_fabric: {bench_model.interpreter()}, {os.cpu_count()} cores, "
           f"{native.describe()}" + (", quick run" if args.quick else ""))
     if args.only in (None, "small"):
         bench_small(args.quick, args.profile, args.procs)

@@ -606,6 +606,13 @@ def bench_switch_forwarding(args: argparse.Namespace) -> None:
 
 # -- main --------------------------------------------------------------------------------
 
+def interpreter() -> str:
+    """The interpreter running this, for a benchmark's first line: its build moves every
+    figure (docs/simulator-performance.md, "Measuring"), so figures compare only
+    between runs of one interpreter."""
+    return f"Python {sys.version.split()[0]} ({os.path.realpath(sys.executable)})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--packets", type=int, default=None,
@@ -628,8 +635,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.packets = args.packets or 2000
     if args.packets is not None and args.packets < 1:
         ap.error("--packets must be positive")
-    print(f"bench_model: Python {sys.version.split()[0]} "
-          f"({os.path.realpath(sys.executable)}), {native.describe()}, "
+    print(f"bench_model: {interpreter()}, {native.describe()}, "
           f"{'opcode count' if args.opcodes else 'quick' if args.quick else 'full'} run")
     if args.opcodes:
         opcode_counts(args)
